@@ -1,0 +1,85 @@
+import { McpLiteError } from '../core/errors.js';
+import type { NeutralHandler, NeutralRequest } from '../core/http.js';
+
+/**
+ * The fetch adapter: `Request -> Response`, for Workers, Bun, Deno, Next route handlers, Hono and anything else
+ * that speaks web types.
+ */
+
+class FetchRequest implements NeutralRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly signal: AbortSignal;
+
+  constructor(private readonly request: Request) {
+    this.method = request.method.toUpperCase();
+    this.path = new URL(request.url).pathname;
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    this.headers = headers;
+    this.signal = request.signal;
+  }
+
+  async readBody(limit: number): Promise<Uint8Array> {
+    const declared = this.request.headers.get('content-length');
+    if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+    const body = this.request.body;
+    if (!body) return new Uint8Array(0);
+    const reader = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+    const out = new Uint8Array(size);
+    let offset = 0;
+    for (const c of chunks) {
+      out.set(c, offset);
+      offset += c.byteLength;
+    }
+    return out;
+  }
+}
+
+function tooLarge(limit: number): McpLiteError {
+  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, { limit });
+}
+
+const encoder = new TextEncoder();
+
+/** Turns a neutral handler into `(request: Request) => Promise<Response>`; unmatched paths get a JSON 404. */
+export function toFetchHandler(handler: NeutralHandler): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const response = await handler(new FetchRequest(request));
+    if (!response) {
+      return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } }, { status: 404 });
+    }
+    const { body } = response;
+    if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+      return new Response(body as BodyInit | undefined, { status: response.status, headers: response.headers });
+    }
+    const iterator = body[Symbol.asyncIterator]();
+    // Pull-based: the next chunk is produced only when the consumer asks, which carries backpressure through.
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const step = await iterator.next();
+        if (step.done) controller.close();
+        else controller.enqueue(typeof step.value === 'string' ? encoder.encode(step.value) : step.value);
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    });
+    return new Response(stream, { status: response.status, headers: response.headers });
+  };
+}

@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpLiteError } from '../core/errors.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+
+/**
+ * The node:http adapter, the fast default. It makes no `Request` object: headers are node's own object, the body
+ * is read only when a binding asks (and only up to its limit), the AbortSignal is created only when used.
+ */
+
+const NOT_FOUND_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } });
+const INTERNAL_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
+
+class NodeRequest implements NeutralRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly remoteAddress: string | undefined;
+  private controller: AbortController | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.path = q < 0 ? url : url.slice(0, q);
+    // node joins repeated headers with ", " except set-cookie, which requests do not carry.
+    this.headers = req.headers as Record<string, string | undefined>;
+    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      this.controller = controller;
+      const gone = () => {
+        if (!this.res.writableFinished) controller.abort(new McpLiteError('cancelled', 'The client went away'));
+      };
+      if (this.res.closed) gone();
+      else this.res.once('close', gone);
+    }
+    return this.controller.signal;
+  }
+
+  readBody(limit: number): Promise<Uint8Array> {
+    const declared = this.req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          cleanup();
+          // Stop reading: the response says Connection: close, so the rest is never buffered.
+          this.req.pause();
+          reject(tooLarge(limit));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        reject(new McpLiteError('cancelled', 'The request body could not be read', undefined, { cause: err }));
+      };
+      const cleanup = () => {
+        this.req.off('data', onData);
+        this.req.off('end', onEnd);
+        this.req.off('error', onError);
+      };
+      this.req.on('data', onData);
+      this.req.on('end', onEnd);
+      this.req.on('error', onError);
+    });
+  }
+}
+
+function tooLarge(limit: number): McpLiteError {
+  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, { limit });
+}
+
+/** Writes a neutral response, streaming async-iterable bodies chunk by chunk and waiting for 'drain'. */
+async function writeResponse(res: ServerResponse, response: NeutralResponse): Promise<void> {
+  const { body } = response;
+  if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
+    res.writeHead(response.status, response.headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, response.headers);
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  const iterator = body[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      if (res.destroyed) break;
+      const step = await iterator.next();
+      if (step.done) break;
+      if (!res.write(step.value)) {
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      }
+    }
+  } finally {
+    await iterator.return?.();
+    if (!res.destroyed) res.end();
+  }
+}
+
+/** Options of the node adapter. */
+export interface NodeListenerOptions {
+  /** Called with errors the adapter itself catches (a bug in a handler); never with client data. */
+  onError?: (err: unknown) => void;
+}
+
+/** Turns a neutral handler into a `(req, res)` listener for `node:http` (or anything that takes one). */
+export function toNodeListener(handler: NeutralHandler, options: NodeListenerOptions = {}) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    handler(new NodeRequest(req, res))
+      .then((response) =>
+        writeResponse(res, response ?? { status: 404, headers: { 'content-type': 'application/json' }, body: NOT_FOUND_BODY }),
+      )
+      .catch((err) => {
+        options.onError?.(err);
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(INTERNAL_BODY);
+        } else res.destroy();
+      });
+  };
+}
+
+/** Options of `listenNode`. */
+export interface ListenOptions extends NodeListenerOptions {
+  /** Port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Address to bind. Default 127.0.0.1. */
+  host?: string;
+  /** Longest time to receive a whole request (headers and body), in ms. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Longest time to receive the headers, in ms. Default 10 000. */
+  headersTimeoutMs?: number;
+  /** An idle socket (no bytes either way) is closed after this, in ms. Default 120 000. */
+  idleTimeoutMs?: number;
+  /** Keep-alive time between requests, in ms. Default 5 000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** A listening node:http server. */
+export interface NodeListening {
+  server: Server;
+  port: number;
+  host: string;
+  /** Base URL, e.g. http://127.0.0.1:3000 */
+  url: string;
+  /** Stops accepting connections, lets in-flight responses finish, then closes idle sockets. */
+  close(): Promise<void>;
+}
+
+/** Serves a neutral handler on node:http with the timeouts set. */
+export async function listenNode(handler: NeutralHandler, options: ListenOptions = {}): Promise<NodeListening> {
+  const server = createServer(
+    {
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+    },
+    toNodeListener(handler, options),
+  );
+  server.setTimeout(options.idleTimeoutMs ?? 120_000);
+  const host = options.host ?? '127.0.0.1';
+  server.listen(options.port ?? 0, host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    port,
+    host,
+    url: `http://${urlHost}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+import { McpLiteError } from '../../core/errors.js';
+import type { NeutralHandler, NeutralRequest } from '../../core/http.js';
+
+/** Which Host and Origin headers a server bound to a local address accepts (DNS-rebinding protection). */
+export interface HostGuardOptions {
+  /** Host names accepted in the Host header, any port. Default: localhost, 127.0.0.1, [::1]. */
+  allowedHosts?: readonly string[];
+  /** Origins accepted when a browser sends one (scheme://host[:port]). Default: http(s) on the allowed hosts. */
+  allowedOrigins?: readonly string[];
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Whether an address to bind is a loopback address (where DNS-rebinding protection matters most). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+}
+
+function hostName(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1).toLowerCase();
+  const colon = hostHeader.indexOf(':');
+  return (colon < 0 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
+}
+
+/** Returns the error for a request whose Host or Origin is not allowed, else undefined. */
+export function checkHostAndOrigin(request: NeutralRequest, options: HostGuardOptions = {}): McpLiteError | undefined {
+  const hosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const host = request.headers.host;
+  if (!host || !hosts.includes(hostName(host))) {
+    return new McpLiteError('forbidden', 'Forbidden: Host header not allowed (DNS-rebinding protection)');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    const allowed = options.allowedOrigins
+      ? options.allowedOrigins.includes(origin)
+      : (() => {
+          try {
+            const u = new URL(origin);
+            return (u.protocol === 'http:' || u.protocol === 'https:') && hosts.includes(u.hostname.toLowerCase());
+          } catch {
+            return false;
+          }
+        })();
+    if (!allowed) return new McpLiteError('forbidden', 'Forbidden: Origin not allowed (DNS-rebinding protection)');
+  }
+  return undefined;
+}
+
+/** Wraps a handler so that requests with a foreign Host or Origin get 403 before any binding sees them. */
+export function withHostGuard(handler: NeutralHandler, options: HostGuardOptions = {}): NeutralHandler {
+  return async (request) => {
+    const error = checkHostAndOrigin(request, options);
+    if (!error) return handler(request);
+    return {
+      status: 403,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32003, message: error.message } }),
+    };
+  };
+}

@@ -1,0 +1,51 @@
+import { McpLiteError } from '../../core/errors.js';
+
+/** Nesting deeper than this is refused before parsing, so that no later recursive step can overflow the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes UTF-8 strictly and parses JSON, refusing invalid UTF-8, excessive nesting and bad syntax with
+ * `parse_error`.
+ */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new McpLiteError('parse_error', 'Parse error: the body is not valid UTF-8');
+  }
+  if (exceedsDepth(text, MAX_JSON_DEPTH)) {
+    throw new McpLiteError('parse_error', `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new McpLiteError('parse_error', `Parse error: ${(err as Error).message}`);
+  }
+}
+
+/** A linear scan of bracket depth that skips string contents (and escapes within them). */
+function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
+}
+
+/** Whether a Content-Type header value names JSON (`application/json`, with or without parameters). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}

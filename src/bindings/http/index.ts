@@ -1,0 +1,196 @@
+import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
+import type { ToolServer } from '../../core/server.js';
+import { isJsonContentType, parseJsonBody } from '../common/json-body.js';
+import { errorResponse, type JsonRpcRequest, idOf, toJsonRpcError, validateRequest } from '../common/jsonrpc.js';
+import { streamCall } from './sse.js';
+import { HTTP_STATUS, JSON_TYPE, toWireResult, wantsEventStream } from './wire.js';
+
+/** Options of the MCP-lite HTTP binding. */
+export interface HttpBindingOptions {
+  /** Where the endpoints live. Default `/mcp-lite/v1/`. */
+  basePath?: string;
+  /** Largest accepted request body in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Idle time after which an SSE stream gets a `heartbeat` event, in ms. Default 15 000. */
+  heartbeatMs?: number;
+  /** Most messages in one JSON-RPC batch. Default 100. */
+  maxBatchSize?: number;
+}
+
+const LIST_ENDPOINTS = new Set(['listtools', 'tools']);
+const RPC_ENDPOINTS = new Set(['calltools', 'rpc']);
+const JSON_HEADERS = { 'content-type': JSON_TYPE };
+
+/**
+ * The MCP-lite HTTP binding (spec section 4): POST `listtools`/`tools` answer `{ "tools": [...] }`;
+ * POST `calltools`/`rpc` take JSON-RPC 2.0 (`tools/call`, `tools/list`, batches, notifications), answered as
+ * JSON or, with `Accept: text/event-stream`, as an SSE stream. Returns undefined for paths outside `basePath`.
+ */
+export function createHttpBinding(server: ToolServer, options: HttpBindingOptions = {}): NeutralHandler {
+  const base = normaliseBase(options.basePath ?? '/mcp-lite/v1/');
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const maxBatch = options.maxBatchSize ?? 100;
+  const log = server.logger.child({ binding: 'mcp-lite-http' });
+  const logInternal = (err: McpLiteError) => log.error({ err: err.cause ?? err }, 'internal error');
+
+  return async (request) => {
+    if (!request.path.startsWith(base)) return undefined;
+    let endpoint = request.path.slice(base.length);
+    if (endpoint.endsWith('/')) endpoint = endpoint.slice(0, -1);
+    const isList = LIST_ENDPOINTS.has(endpoint);
+    if (!isList && !RPC_ENDPOINTS.has(endpoint)) {
+      return fail(new McpLiteError('method_not_found', `Not found: ${request.path}`), 404);
+    }
+    try {
+      if (request.method !== 'POST') {
+        const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
+        return fail(e, 405, { allow: 'POST' });
+      }
+      const principal = await authenticateOrThrow(server.authenticate, {
+        token: bearerToken(request.headers.authorization),
+        headers: request.headers,
+      });
+      if (!isJsonContentType(request.headers['content-type'])) {
+        throw new McpLiteError('unsupported_media_type', 'Unsupported Media Type: use Content-Type: application/json');
+      }
+      const body = parseJsonBody(await request.readBody(maxBody));
+      if (isList) return listTools(body);
+      return await rpc(body, request, principal);
+    } catch (err) {
+      return failWith(toMcpLiteError(err));
+    }
+  };
+
+  function failWith(err: McpLiteError): NeutralResponse {
+    if (err.code === 'internal') logInternal(err);
+    return fail(err, HTTP_STATUS[err.code] ?? 500);
+  }
+
+  function listTools(body: unknown): NeutralResponse {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new McpLiteError('invalid_request', 'Invalid Request: send an empty JSON object {}');
+    }
+    return { status: 200, headers: JSON_HEADERS, body: server.listTools().json };
+  }
+
+  async function rpc(body: unknown, request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+    if (Array.isArray(body)) {
+      if (body.length === 0) throw new McpLiteError('invalid_request', 'Invalid Request: empty batch');
+      if (body.length > maxBatch) throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
+      const replies = await Promise.all(body.map((m) => handleMessage(m, request, principal)));
+      const present = replies.filter((r): r is string => r !== undefined);
+      if (present.length === 0) return { status: 202, headers: {} };
+      return { status: 200, headers: JSON_HEADERS, body: `[${present.join(',')}]` };
+    }
+    if (wantsEventStream(request.headers.accept)) {
+      const streamed = streamable(body);
+      if (streamed) return stream(streamed, request, principal);
+    }
+    const reply = await handleMessage(body, request, principal);
+    if (reply === undefined) return { status: 202, headers: {} };
+    return { status: 200, headers: JSON_HEADERS, body: reply };
+  }
+
+  /** A tools/call request with an id and well-formed params can be streamed; anything else is answered as JSON. */
+  function streamable(body: unknown): (JsonRpcRequest & { params: Record<string, unknown> }) | undefined {
+    try {
+      const m = validateRequest(body);
+      if (m.method !== 'tools/call' || m.id === undefined || !m.params || Array.isArray(m.params)) return undefined;
+      return m as JsonRpcRequest & { params: Record<string, unknown> };
+    } catch {
+      return undefined;
+    }
+  }
+
+  function stream(
+    message: JsonRpcRequest & { params: Record<string, unknown> },
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): NeutralResponse {
+    return streamCall(
+      (onPartial) => server.callTool({ ...callParams(message), principal, signal: request.signal, onPartial }),
+      heartbeatMs,
+      logInternal,
+    );
+  }
+
+  /** Answers one JSON-RPC message; undefined for notifications. */
+  async function handleMessage(
+    message: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<string | undefined> {
+    let m: JsonRpcRequest;
+    try {
+      m = validateRequest(message);
+    } catch (err) {
+      const e = toMcpLiteError(err);
+      return errorResponse(idOf(message, e), e);
+    }
+    const isNotification = !('id' in m);
+    try {
+      const result = await dispatch(m, request, principal);
+      if (isNotification) return undefined;
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`;
+    } catch (err) {
+      const e = toMcpLiteError(err);
+      if (e.code === 'internal') logInternal(e);
+      return isNotification ? undefined : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
+    }
+  }
+
+  /** Runs one method; returns the serialised result. */
+  async function dispatch(m: JsonRpcRequest, request: NeutralRequest, principal: Principal | undefined): Promise<string> {
+    switch (m.method) {
+      case 'tools/list':
+        return server.listTools().json;
+      case 'tools/call': {
+        if (!m.params || Array.isArray(m.params)) {
+          throw new McpLiteError('invalid_params', 'Invalid params: tools/call needs params { name, arguments }');
+        }
+        const result = await server.callTool({ ...callParams(m as JsonRpcRequest & { params: Record<string, unknown> }), principal, signal: request.signal });
+        return JSON.stringify(toWireResult(result));
+      }
+      default:
+        throw new McpLiteError('method_not_found', `Method not found: ${m.method}`, {
+          method: m.method,
+          available_methods: ['tools/call', 'tools/list'],
+        });
+    }
+  }
+}
+
+/** The core call fields of a tools/call request (name, arguments, and the answer to an elicitation). */
+function callParams(m: JsonRpcRequest & { params: Record<string, unknown> }) {
+  const { name, arguments: args, elicitation } = m.params;
+  if (typeof name !== 'string') {
+    throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
+      errors: [{ field: 'name', message: 'is required and must be a string' }],
+    });
+  }
+  let answer: { state: unknown; answers: unknown } | undefined;
+  if (elicitation !== undefined) {
+    if (typeof elicitation !== 'object' || elicitation === null) {
+      throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
+    }
+    const e = elicitation as Record<string, unknown>;
+    answer = { state: e.state, answers: e.answers };
+  }
+  return { name, arguments: args, requestId: m.id ?? undefined, ...(answer ? { elicitation: answer } : {}) };
+}
+
+function fail(err: McpLiteError, status: number, extraHeaders: Record<string, string> = {}): NeutralResponse {
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...extraHeaders };
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="mcplite"';
+  if (status === 413) headers.connection = 'close';
+  return { status, headers, body: errorResponse(null, err) };
+}
+
+function normaliseBase(base: string): string {
+  let b = base.startsWith('/') ? base : `/${base}`;
+  if (!b.endsWith('/')) b += '/';
+  return b;
+}

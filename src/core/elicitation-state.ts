@@ -1,0 +1,64 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { McpLiteError } from './errors.js';
+import type { JsonSchema } from './schema.js';
+
+/** What the signed state carries between the two rounds of an elicitation. */
+export interface ElicitationStatePayload {
+  /** The tool that asked; the state is only good for a call of the same tool. */
+  tool: string;
+  /** The schema the answers must satisfy. */
+  schema: JsonSchema;
+  /** The handler's own context. */
+  context: unknown;
+  /** Expiry, epoch milliseconds. */
+  exp: number;
+}
+
+/**
+ * Signs and verifies elicitation states with HMAC-SHA256, so that the server stays stateless and the client
+ * can neither forge nor alter what the handler asked. Replicas must share `secret` to accept each other's states.
+ */
+export class ElicitationSigner {
+  private readonly key: Buffer;
+
+  constructor(
+    secret: string | Uint8Array | undefined,
+    private readonly ttlMs: number,
+  ) {
+    this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+  }
+
+  /** Encodes `base64url(payload).base64url(hmac)`. */
+  sign(payload: Omit<ElicitationStatePayload, 'exp'>): string {
+    const body = Buffer.from(JSON.stringify({ ...payload, exp: Date.now() + this.ttlMs })).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  /** Returns the payload of a genuine, unexpired state for `tool`, or throws `invalid_params`. */
+  verify(state: unknown, tool: string): ElicitationStatePayload {
+    if (typeof state !== 'string' || state.length > 65536) throw invalid('malformed');
+    const dot = state.indexOf('.');
+    if (dot <= 0) throw invalid('malformed');
+    const body = state.slice(0, dot);
+    const given = Buffer.from(state.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.mac(body), 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('forged');
+    let payload: ElicitationStatePayload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid('malformed');
+    }
+    if (payload.tool !== tool) throw invalid('wrong_tool');
+    if (payload.exp < Date.now()) throw invalid('expired');
+    return payload;
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}
+
+function invalid(reason: string): McpLiteError {
+  return new McpLiteError('invalid_params', `Invalid elicitation state (${reason.replace('_', ' ')})`, { reason });
+}

@@ -1,0 +1,36 @@
+/**
+ * The neutral request/response that bindings speak and adapters produce. Adapters convert cheaply: the node
+ * adapter makes no `Request` object, and the body is read only when (and as far as) a binding asks for it.
+ */
+
+/** An incoming HTTP request, independent of the server framework. */
+export interface NeutralRequest {
+  /** Upper-case method. */
+  method: string;
+  /** The path, without the query string. */
+  path: string;
+  /** Header values by lower-case name (repeated headers joined with ", "). */
+  headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * Reads the whole body, refusing with `payload_too_large` as soon as it passes `limit` bytes: a declared
+   * Content-Length over the limit is refused before a byte is read, and nothing past the limit is buffered.
+   */
+  readBody(limit: number): Promise<Uint8Array>;
+  /** Aborts when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  /** The peer's address, when the adapter knows it. */
+  remoteAddress?: string;
+}
+
+/** A body: whole, or a stream of chunks the adapter writes as they come (respecting backpressure). */
+export type NeutralBody = string | Uint8Array | AsyncIterable<string | Uint8Array>;
+
+/** An outgoing HTTP response. */
+export interface NeutralResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: NeutralBody;
+}
+
+/** A binding (or a combination of them) as adapters see it; undefined means "not mine" (the adapter says 404). */
+export type NeutralHandler = (request: NeutralRequest) => Promise<NeutralResponse | undefined>;

@@ -1,0 +1,110 @@
+import type { JsonSchema, SchemaInput } from './schema.js';
+
+/** The five outcome kinds of MCP-lite (spec 3.4, DESIGN section 2); the wire name of each is its `type`. */
+export type ResponseType = 'answer' | 'promise' | 'elicitation' | 'failure' | 'request-for-more-resource';
+
+/** Done: here is the result. */
+export interface AnswerOutcome {
+  type: 'answer';
+  result: unknown;
+}
+/** The tool ran and failed for a business reason (not a protocol error). */
+export interface FailureOutcome {
+  type: 'failure';
+  message: string;
+  code?: string;
+  details?: unknown;
+}
+/** Long-running: redeem `token` later with the `redeem` tool. */
+export interface PromiseOutcome {
+  type: 'promise';
+  token: string;
+  /** ISO-8601 time when the work is expected to be done. */
+  estimatedCompletion: string;
+}
+/** More input is needed: ask the user `message`, answers shaped by `requestedSchema`, send back with `state`. */
+export interface ElicitationOutcome {
+  type: 'elicitation';
+  message: string;
+  requestedSchema: JsonSchema;
+  /** Server-signed, opaque; the client returns it unchanged with the answers. */
+  state: string;
+}
+/** The call needs a larger budget than it was given: which resource and how much. */
+export interface ResourceRequestOutcome {
+  type: 'request-for-more-resource';
+  resource: string;
+  requested: number;
+  granted?: number;
+  unit?: string;
+  message: string;
+}
+
+/** Every outcome a call can end in. */
+export type Outcome =
+  | AnswerOutcome
+  | FailureOutcome
+  | PromiseOutcome
+  | ElicitationOutcome
+  | ResourceRequestOutcome;
+
+/** The `_meta` every result carries (spec 3.3). Field names are the wire's. */
+export interface ResponseMeta {
+  response_type: ResponseType;
+  /** ISO-8601. */
+  timestamp: string;
+  processing_time_ms: number;
+  server_version: string;
+  promise_token?: string;
+  estimated_completion?: string;
+}
+
+/** What core hands back to a binding for one call. */
+export interface CallResult {
+  outcome: Outcome;
+  meta: ResponseMeta;
+}
+
+// A handler's return value is an answer unless it carries this brand, so plain data never gets misread.
+const OUTCOME = Symbol.for('mcplite.outcome');
+
+/** An outcome as a handler returns it (elicitations are completed, that is signed, by core). */
+export type HandlerOutcome =
+  | (AnswerOutcome & { [OUTCOME]: true })
+  | (FailureOutcome & { [OUTCOME]: true })
+  | (ResourceRequestOutcome & { [OUTCOME]: true })
+  | (ElicitRequest & { [OUTCOME]: true });
+
+/** What a handler asks for when it elicits; core signs `context` into the state. */
+export interface ElicitRequest {
+  type: 'elicit';
+  message: string;
+  schema: SchemaInput;
+  /** Anything the handler wants back with the answers (kept in the signed state, so keep it small). */
+  context?: unknown;
+}
+
+/** True when a handler's value is one of the outcome constructors below. */
+export function isHandlerOutcome(value: unknown): value is HandlerOutcome {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[OUTCOME] === true;
+}
+
+/** An explicit answer; only needed when a result could be mistaken for something else. */
+export function answer(result: unknown): HandlerOutcome {
+  return { [OUTCOME]: true, type: 'answer', result };
+}
+
+/** A business-logic failure: the tool ran and could not do what was asked. */
+export function failure(message: string, options: { code?: string; details?: unknown } = {}): HandlerOutcome {
+  return { [OUTCOME]: true, type: 'failure', message, ...options };
+}
+
+/** Ask the user for more input; the client calls the same tool again with the answers and the signed state. */
+export function elicit(request: Omit<ElicitRequest, 'type'>): HandlerOutcome {
+  return { [OUTCOME]: true, type: 'elicit', ...request };
+}
+
+/** Tell the caller the call needs more of a resource (time, cost, quota, size) than it was given. */
+export function needMoreResource(request: Omit<ResourceRequestOutcome, 'type'>): HandlerOutcome {
+  return { [OUTCOME]: true, type: 'request-for-more-resource', ...request };
+}

@@ -1,0 +1,35 @@
+/** Levenshtein distance, two rows at a time: names are short, so this stays cheap. */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The closest candidate to `wanted` ("did you mean"), or undefined when nothing is close enough to help:
+ * a candidate qualifies when it contains the request (or vice versa) or is within about a third of its length.
+ */
+export function closestName(wanted: string, candidates: readonly string[]): string | undefined {
+  const w = wanted.toLowerCase();
+  let best: string | undefined;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const lc = c.toLowerCase();
+    const score = lc.includes(w) || w.includes(lc) ? Math.abs(lc.length - w.length) * 0.1 : editDistance(w, lc);
+    if (score < bestScore) {
+      bestScore = score;
+      best = c;
+    }
+  }
+  if (best === undefined) return undefined;
+  const limit = Math.max(2, Math.ceil(Math.max(w.length, best.length) / 3));
+  return bestScore <= limit ? best : undefined;
+}
