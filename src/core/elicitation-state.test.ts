@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ElicitationSigner } from './elicitation-state.js';
+
+const payload = { tool: 'book', schema: { type: 'object' }, context: { step: 1 } };
+
+describe('signed elicitation state', () => {
+  it('round-trips a genuine state', () => {
+    const signer = new ElicitationSigner('secret', 60_000);
+    const state = signer.sign(payload);
+    expect(signer.verify(state, 'book')).toMatchObject(payload);
+  });
+
+  it('is accepted by another replica with the same secret only', () => {
+    const state = new ElicitationSigner('shared', 60_000).sign(payload);
+    expect(new ElicitationSigner('shared', 60_000).verify(state, 'book').context).toEqual({ step: 1 });
+    expect(() => new ElicitationSigner('other', 60_000).verify(state, 'book')).toThrow(/forged/);
+  });
+
+  it('rejects altered, malformed, expired and wrong-tool states', () => {
+    const signer = new ElicitationSigner('secret', 60_000);
+    const state = signer.sign(payload);
+    const [body, mac] = state.split('.') as [string, string];
+    const altered = Buffer.from(JSON.stringify({ ...payload, context: { step: 99 }, exp: Date.now() + 1e6 })).toString(
+      'base64url',
+    );
+    expect(() => signer.verify(`${altered}.${mac}`, 'book')).toThrow(/forged/);
+    expect(() => signer.verify(`${body}.AAAA`, 'book')).toThrow(/forged/);
+    expect(() => signer.verify('no-dot', 'book')).toThrow(/malformed/);
+    expect(() => signer.verify(42, 'book')).toThrow(/malformed/);
+    expect(() => signer.verify(state, 'other_tool')).toThrow(/wrong tool/);
+    const expired = new ElicitationSigner('secret', -1).sign(payload);
+    expect(() => signer.verify(expired, 'book')).toThrow(/expired/);
+  });
+});
