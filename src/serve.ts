@@ -1,7 +1,10 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type ListenOptions, listenNode, type NodeListening } from './adapters/node.js';
 import { composeHandlers } from './bindings/common/compose.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
+import type { GrpcListening } from './bindings/grpc/listen.js';
 import { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
+import { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 
@@ -14,6 +17,17 @@ export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGua
   dnsRebindingProtection?: boolean;
   /** More neutral handlers to serve on the same port (tried after the MCP-lite HTTP binding). */
   extraHandlers?: NeutralHandler[];
+  /**
+   * Also serve the MCP-lite gRPC binding (with reflection and health) on this port; 0 picks a free one.
+   * Default: no gRPC (the CLI passes 50051). Its message limit is `maxBodyBytes`.
+   */
+  grpcPort?: number | false;
+  /** Address the gRPC listener binds. Default: `host`. */
+  grpcHost?: string;
+  /** Where the full MCP binding (Streamable HTTP) lives; `false` turns it off. Default `/mcp`. */
+  mcpPath?: string | false;
+  /** Options of the MCP binding (sessions, page size, caching hints…). */
+  mcp?: Omit<McpBindingOptions, 'path'>;
 }
 
 /** A running server. */
@@ -22,6 +36,8 @@ export interface RunningServer {
   http: NodeListening;
   /** Base URL of the HTTP listener. */
   url: string;
+  /** The gRPC listener, when `grpcPort` was given. */
+  grpc?: GrpcListening;
   /** Stops accepting, waits up to `graceMs` for in-flight calls, then aborts what is left and closes. */
   close(graceMs?: number): Promise<void>;
 }
@@ -29,26 +45,96 @@ export interface RunningServer {
 /** Serves a tool server over every binding it has on node:http. */
 export async function serve(server: ToolServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  let handler = composeHandlers(createHttpBinding(server, options), ...(options.extraHandlers ?? []));
+  const mcp: McpHandler | undefined =
+    options.mcpPath === false
+      ? undefined
+      : createMcpBinding(server, {
+          maxBodyBytes: options.maxBodyBytes,
+          ...options.mcp,
+          path: options.mcpPath ?? '/mcp',
+        });
+  let handler = composeHandlers(
+    createHttpBinding(server, options),
+    ...(mcp ? [mcp] : []),
+    ...(options.extraHandlers ?? []),
+  );
   if (options.dnsRebindingProtection ?? isLoopbackHost(host)) handler = withHostGuard(handler, options);
   const http = await listenNode(handler, {
     ...options,
     host,
     onError: options.onError ?? ((err) => server.logger.error({ err }, 'unhandled error in a binding')),
   });
+  let grpc: GrpcListening | undefined;
+  if (options.grpcPort !== undefined && options.grpcPort !== false) {
+    try {
+      // Loaded on demand, so HTTP-only servers do not pay for loading grpc-js and the protos.
+      const { listenGrpc } = await import('./bindings/grpc/listen.js');
+      grpc = await listenGrpc(server, {
+        port: options.grpcPort,
+        host: options.grpcHost ?? host,
+        ...(options.maxBodyBytes !== undefined ? { maxMessageBytes: options.maxBodyBytes } : {}),
+      });
+    } catch (err) {
+      http.server.closeAllConnections();
+      await http.close();
+      throw err;
+    }
+  }
+  const responses = trackResponses(http.server);
   let closing: Promise<void> | undefined;
   return {
     http,
     url: http.url,
+    ...(grpc ? { grpc } : {}),
     close(graceMs = 10_000) {
       closing ??= (async () => {
+        const deadline = Date.now() + graceMs;
         const stopped = http.close();
+        const grpcStopped = grpc?.close(graceMs);
         await server.drain(graceMs);
+        // The calls are done; MCP session streams never end by themselves, so end them before waiting below.
+        mcp?.close();
+        // A call that just ended still has its response (the JSON body, the SSE `done`) to write: cutting the
+        // connections now would lose it, so wait for open responses too, within the same grace period.
+        await responses.finished(deadline - Date.now());
         await server.close();
         http.server.closeAllConnections();
+        // What is still open now (health watches, calls just aborted) is cut rather than waited for.
+        grpc?.server.forceShutdown();
         await stopped;
+        await grpcStopped;
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * Counts responses still being written, so that shutdown can wait for them. (node keeps keep-alive connections
+ * open after `server.close()`, so waiting for the server to close would wait for their idle timeout instead.)
+ */
+function trackResponses(http: Server): { finished(withinMs: number): Promise<void> } {
+  let open = 0;
+  let waiters: Array<() => void> = [];
+  http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    open++;
+    res.once('close', () => {
+      if (--open > 0 || waiters.length === 0) return;
+      const ready = waiters;
+      waiters = [];
+      for (const w of ready) w();
+    });
+  });
+  return {
+    finished(withinMs) {
+      if (open === 0 || withinMs <= 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, withinMs);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
   };
 }

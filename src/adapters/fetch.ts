@@ -10,7 +10,8 @@ class FetchRequest implements NeutralRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly signal: AbortSignal;
+  private signalOfCall: AbortSignal | undefined;
+  private readonly responseCancelled = new AbortController();
 
   constructor(private readonly request: Request) {
     this.method = request.method.toUpperCase();
@@ -20,7 +21,20 @@ class FetchRequest implements NeutralRequest {
       headers[key] = value;
     });
     this.headers = headers;
-    this.signal = request.signal;
+  }
+
+  /**
+   * Aborts when the runtime aborts the request or the client cancels the streamed response: not every runtime
+   * aborts `request.signal` on a hang-up, but every one cancels the response body.
+   */
+  get signal(): AbortSignal {
+    this.signalOfCall ??= AbortSignal.any([this.request.signal, this.responseCancelled.signal]);
+    return this.signalOfCall;
+  }
+
+  /** The client cancelled the response body. */
+  cancelled(): void {
+    this.responseCancelled.abort(new McpLiteError('cancelled', 'The client went away'));
   }
 
   async readBody(limit: number): Promise<Uint8Array> {
@@ -52,7 +66,9 @@ class FetchRequest implements NeutralRequest {
 }
 
 function tooLarge(limit: number): McpLiteError {
-  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, { limit });
+  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, {
+    limit,
+  });
 }
 
 const encoder = new TextEncoder();
@@ -60,13 +76,20 @@ const encoder = new TextEncoder();
 /** Turns a neutral handler into `(request: Request) => Promise<Response>`; unmatched paths get a JSON 404. */
 export function toFetchHandler(handler: NeutralHandler): (request: Request) => Promise<Response> {
   return async (request) => {
-    const response = await handler(new FetchRequest(request));
+    const neutral = new FetchRequest(request);
+    const response = await handler(neutral);
     if (!response) {
-      return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } }, { status: 404 });
+      return Response.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } },
+        { status: 404 },
+      );
     }
     const { body } = response;
     if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
-      return new Response(body as BodyInit | undefined, { status: response.status, headers: response.headers });
+      return new Response(body as BodyInit | undefined, {
+        status: response.status,
+        headers: response.headers,
+      });
     }
     const iterator = body[Symbol.asyncIterator]();
     // Pull-based: the next chunk is produced only when the consumer asks, which carries backpressure through.
@@ -76,8 +99,10 @@ export function toFetchHandler(handler: NeutralHandler): (request: Request) => P
         if (step.done) controller.close();
         else controller.enqueue(typeof step.value === 'string' ? encoder.encode(step.value) : step.value);
       },
-      async cancel() {
-        await iterator.return?.();
+      cancel() {
+        neutral.cancelled();
+        // Not awaited: an async generator's return() waits behind a pending next(), which may never come.
+        iterator.return?.()?.then(undefined, () => {});
       },
     });
     return new Response(stream, { status: response.status, headers: response.headers });

@@ -9,8 +9,16 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/ht
  * is read only when a binding asks (and only up to its limit), the AbortSignal is created only when used.
  */
 
-const NOT_FOUND_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } });
-const INTERNAL_BODY = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } });
+const NOT_FOUND_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32601, message: 'Not found' },
+});
+const INTERNAL_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32603, message: 'Internal error' },
+});
 
 class NodeRequest implements NeutralRequest {
   readonly method: string;
@@ -24,9 +32,7 @@ class NodeRequest implements NeutralRequest {
     private readonly res: ServerResponse,
   ) {
     this.method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    this.path = q < 0 ? url : url.slice(0, q);
+    this.path = pathOf(req.url ?? '/');
     // node joins repeated headers with ", " except set-cookie, which requests do not carry.
     this.headers = req.headers as Record<string, string | undefined>;
     this.remoteAddress = req.socket.remoteAddress;
@@ -37,7 +43,9 @@ class NodeRequest implements NeutralRequest {
       const controller = new AbortController();
       this.controller = controller;
       const gone = () => {
-        if (!this.res.writableFinished) controller.abort(new McpLiteError('cancelled', 'The client went away'));
+        if (!this.res.writableFinished) {
+          controller.abort(new McpLiteError('cancelled', 'The client went away'));
+        }
       };
       if (this.res.closed) gone();
       else this.res.once('close', gone);
@@ -48,6 +56,11 @@ class NodeRequest implements NeutralRequest {
   readBody(limit: number): Promise<Uint8Array> {
     const declared = this.req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+    if (this.req.destroyed) {
+      return Promise.reject(new McpLiteError('cancelled', 'The connection closed before the body was read'));
+    }
+    // The client waits for this before it sends the body; a refusal above goes out instead and saves the upload.
+    if (awaitingContinue.delete(this.res)) this.res.writeContinue();
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -68,49 +81,104 @@ class NodeRequest implements NeutralRequest {
       };
       const onError = (err: Error) => {
         cleanup();
-        reject(new McpLiteError('cancelled', 'The request body could not be read', undefined, { cause: err }));
+        reject(
+          new McpLiteError('cancelled', 'The request body could not be read', undefined, { cause: err }),
+        );
       };
+      // A connection that closes before the body ended must not leave this promise (and its chunks) pending.
+      const onClose = () => onError(new Error('the connection closed before the body ended'));
       const cleanup = () => {
         this.req.off('data', onData);
         this.req.off('end', onEnd);
         this.req.off('error', onError);
+        this.req.off('close', onClose);
       };
       this.req.on('data', onData);
       this.req.on('end', onEnd);
       this.req.on('error', onError);
+      this.req.on('close', onClose);
     });
   }
 }
 
-function tooLarge(limit: number): McpLiteError {
-  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, { limit });
+/** The path of a request target: origin-form (`/a?b`) or absolute-form (`http://h/a?b`, RFC 9112 3.2.2). */
+function pathOf(target: string): string {
+  if (target.charCodeAt(0) !== 47 /* / */) {
+    try {
+      return new URL(target).pathname;
+    } catch {
+      return target;
+    }
+  }
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
 }
 
-/** Writes a neutral response, streaming async-iterable bodies chunk by chunk and waiting for 'drain'. */
-async function writeResponse(res: ServerResponse, response: NeutralResponse): Promise<void> {
-  const { body } = response;
+/** Responses whose client sent `Expect: 100-continue` and still waits for the go-ahead (see `listenNode`). */
+const awaitingContinue = new WeakSet<ServerResponse>();
+
+function tooLarge(limit: number): McpLiteError {
+  return new McpLiteError('payload_too_large', `Payload Too Large: the body exceeds ${limit} bytes`, {
+    limit,
+  });
+}
+
+/**
+ * Writes a neutral response, streaming async-iterable bodies chunk by chunk and waiting for 'drain'. A client
+ * that goes away ends the stream at once, even while the producer is idle, so that it can stop.
+ */
+async function writeResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: NeutralResponse,
+): Promise<void> {
+  const { body, status } = response;
+  // A body nobody read (an early 4xx, a 413) would otherwise be read to its end just to be thrown away.
+  if (!req.complete) res.setHeader('connection', 'close');
   if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
-    res.writeHead(response.status, response.headers);
+    if (status !== 204 && status !== 304) {
+      res.setHeader(
+        'content-length',
+        body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+      );
+    }
+    res.writeHead(status, response.headers);
     res.end(body);
     return;
   }
-  res.writeHead(response.status, response.headers);
+  res.writeHead(status, response.headers);
   res.flushHeaders();
   res.socket?.setNoDelay(true);
+  const closed = new Promise<typeof CLOSED>((resolve) => {
+    if (res.destroyed) resolve(CLOSED);
+    else res.once('close', () => resolve(CLOSED));
+  });
   const iterator = body[Symbol.asyncIterator]();
   try {
-    for (;;) {
-      if (res.destroyed) break;
-      const step = await iterator.next();
-      if (step.done) break;
-      if (!res.write(step.value)) {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
-      }
+    while (!res.destroyed) {
+      const step = await Promise.race([iterator.next(), closed]);
+      if (step === CLOSED || step.done) break;
+      if (!res.write(step.value) && (await Promise.race([drained(res), closed])) === CLOSED) break;
     }
   } finally {
-    await iterator.return?.();
+    // Not awaited: an async generator's return() waits behind a pending next(), which may never come.
+    iterator.return?.()?.then(undefined, () => {});
     if (!res.destroyed) res.end();
   }
+}
+
+const CLOSED = Symbol('closed');
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Options of the node adapter. */
@@ -124,7 +192,11 @@ export function toNodeListener(handler: NeutralHandler, options: NodeListenerOpt
   return (req: IncomingMessage, res: ServerResponse): void => {
     handler(new NodeRequest(req, res))
       .then((response) =>
-        writeResponse(res, response ?? { status: 404, headers: { 'content-type': 'application/json' }, body: NOT_FOUND_BODY }),
+        writeResponse(
+          req,
+          res,
+          response ?? { status: 404, headers: { 'content-type': 'application/json' }, body: NOT_FOUND_BODY },
+        ),
       )
       .catch((err) => {
         options.onError?.(err);
@@ -144,7 +216,7 @@ export interface ListenOptions extends NodeListenerOptions {
   host?: string;
   /** Longest time to receive a whole request (headers and body), in ms. Default 30 000. */
   requestTimeoutMs?: number;
-  /** Longest time to receive the headers, in ms. Default 10 000. */
+  /** Longest time to receive the headers, in ms (at most `requestTimeoutMs`). Default 10 000. */
   headersTimeoutMs?: number;
   /** An idle socket (no bytes either way) is closed after this, in ms. Default 120 000. */
   idleTimeoutMs?: number;
@@ -163,16 +235,39 @@ export interface NodeListening {
   close(): Promise<void>;
 }
 
+function checkingInterval(requestTimeout: number, headersTimeout: number): number {
+  const shortest = Math.min(...[requestTimeout, headersTimeout].filter((t) => t > 0), 120_000);
+  return Math.max(10, Math.min(30_000, Math.floor(shortest / 4)));
+}
+
 /** Serves a neutral handler on node:http with the timeouts set. */
-export async function listenNode(handler: NeutralHandler, options: ListenOptions = {}): Promise<NodeListening> {
+export async function listenNode(
+  handler: NeutralHandler,
+  options: ListenOptions = {},
+): Promise<NodeListening> {
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // node refuses a header timeout longer than the request timeout; the shorter one wins anyway.
+  const wantedHeadersTimeout = options.headersTimeoutMs ?? 10_000;
+  const headersTimeout =
+    requestTimeout > 0 ? Math.min(wantedHeadersTimeout, requestTimeout) : wantedHeadersTimeout;
+  const listener = toNodeListener(handler, options);
   const server = createServer(
     {
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
+      requestTimeout,
+      headersTimeout,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
+      // node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a short
+      // timeout would really last up to 30 s longer: sweep often enough for the shortest one to hold.
+      connectionsCheckingInterval: checkingInterval(requestTimeout, headersTimeout),
     },
-    toNodeListener(handler, options),
+    listener,
   );
+  // Without this node sends `100 Continue` before the handler has looked at the request, so a client would
+  // start uploading a body that is then refused; with it, `100 Continue` is sent only when the body is read.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(res);
+    listener(req, res);
+  });
   server.setTimeout(options.idleTimeoutMs ?? 120_000);
   const host = options.host ?? '127.0.0.1';
   server.listen(options.port ?? 0, host);

@@ -4,9 +4,11 @@ import { CallContext } from './context.js';
 import { ElicitationSigner } from './elicitation-state.js';
 import { McpLiteError, toMcpLiteError } from './errors.js';
 import { type Logger, silentLogger } from './logger.js';
-import { type CallResult, isHandlerOutcome, type Outcome } from './outcomes.js';
+import { type CallResult, isHandlerOutcome, type Outcome, type ResponseMeta } from './outcomes.js';
 import { MAX_REDEEM_WAIT_MS, PromiseManager, toSettlement } from './promises/manager.js';
+import { PromptCatalog, type PromptDefinition } from './prompts.js';
 import type { PromiseStore, Settlement } from './promises/store.js';
+import { type ResourceDefinition, ResourceCatalog, type ResourceTemplateDefinition } from './resources.js';
 import { compileValidator, toJsonSchema, type Validator } from './schema.js';
 import { closestName } from './suggest.js';
 import type { ElicitationAnswers, ToolDefinition } from './tool.js';
@@ -38,6 +40,12 @@ export interface ToolServerOptions {
   logger?: Logger;
   /** Optional authentication hook every binding applies (see `bearerAuth`). */
   authenticate?: Authenticate;
+  /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
+  resources?: readonly ResourceDefinition[];
+  /** Resource templates (RFC 6570 URI templates). */
+  resourceTemplates?: readonly ResourceTemplateDefinition[];
+  /** Prompt templates, defined once (MCP prompts, MCP-lite HTTP `prompts`). */
+  prompts?: readonly PromptDefinition[];
 }
 
 /** One tool call as a binding hands it to core. */
@@ -75,6 +83,7 @@ interface PendingCall {
 }
 
 const MAX_CACHED_ANSWER_VALIDATORS = 256;
+const MAX_TOOL_NAME_ECHO = 256;
 
 /**
  * The protocol-neutral tool server: the catalog, invocation, validation, outcomes and promises. Bindings turn
@@ -93,6 +102,10 @@ export class ToolServer {
   readonly authenticate: Authenticate | undefined;
   /** The promise manager, when a store was given. */
   readonly promises: PromiseManager | undefined;
+  /** Resources and resource templates. */
+  readonly resources: ResourceCatalog;
+  /** Prompt templates. */
+  readonly prompts: PromptCatalog;
 
   private readonly store: PromiseStore | undefined;
   private readonly answerBudgetMs: number;
@@ -120,6 +133,8 @@ export class ToolServer {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
     }
     this.catalog = new Catalog([], reserved);
+    this.resources = new ResourceCatalog(options.resources, options.resourceTemplates);
+    this.prompts = new PromptCatalog(options.prompts);
     if (this.store) {
       this.promises = new PromiseManager({
         store: this.store,
@@ -173,7 +188,11 @@ export class ToolServer {
       principal: request.principal,
       elicitation,
       background: false,
-      clientSignal: request.signal,
+      // Read through to the request only when the context needs it: a binding may make its signal lazily (the
+      // node adapter's costs an AbortController and a 'close' listener), and synchronous tools never need one.
+      get clientSignal() {
+        return request.signal;
+      },
       onPartial: request.onPartial,
       logger: this.logger,
       requestId: request.requestId,
@@ -381,18 +400,18 @@ export class ToolServer {
   }
 
   private result(outcome: Outcome, processingTimeMs: number): CallResult {
-    return {
-      outcome,
-      meta: {
-        response_type: outcome.type,
-        timestamp: new Date().toISOString(),
-        processing_time_ms: Math.round(processingTimeMs),
-        server_version: this.version,
-        ...(outcome.type === 'promise'
-          ? { promise_token: outcome.token, estimated_completion: outcome.estimatedCompletion }
-          : {}),
-      },
+    const meta: ResponseMeta = {
+      response_type: outcome.type,
+      timestamp: isoNow(),
+      processing_time_ms: Math.round(processingTimeMs),
+      server_version: this.version,
     };
+    // Assigned rather than spread in: same key order, without two throwaway objects on every call.
+    if (outcome.type === 'promise') {
+      meta.promise_token = outcome.token;
+      meta.estimated_completion = outcome.estimatedCompletion;
+    }
+    return { outcome, meta };
   }
 
   // ---- checks ----
@@ -425,11 +444,17 @@ export class ToolServer {
 
   private toolNotFound(name: string): McpLiteError {
     const available = this.catalog.names();
-    const suggestion = typeof name === 'string' ? closestName(name, available) : undefined;
+    // Tool names are at most 128 characters: a much longer request gets no (quadratic) suggestion and is not
+    // echoed back whole.
+    const plausible = name.length <= MAX_TOOL_NAME_ECHO;
+    const suggestion = plausible ? closestName(name, available) : undefined;
     return new McpLiteError('tool_not_found', 'Tool not found', {
-      requested_tool: name,
+      requested_tool: plausible ? name : `${name.slice(0, MAX_TOOL_NAME_ECHO)}…`,
       available_tools: available,
-      ...(suggestion ? { suggestion: `Did you mean '${suggestion}'?` } : {}),
+      // Spec A.5 always carries a suggestion; when no name is close, the useful advice is where to look.
+      suggestion: suggestion
+        ? `Did you mean '${suggestion}'?`
+        : 'No tool has a similar name: pick one of available_tools (tools/list describes each)',
     });
   }
 
@@ -510,6 +535,23 @@ export class ToolServer {
   }
 }
 
+let isoMs = Number.NaN;
+let isoText = '';
+
+/**
+ * The current time as ISO-8601, as `new Date().toISOString()` returns it. Formatting costs about as much as a
+ * small tool call, and under load many calls end within the same millisecond (the format's resolution), so the
+ * text is reused until the clock moves.
+ */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
 function unreachable(): never {
   throw new McpLiteError('internal', 'System tools are answered by the server itself');
 }
@@ -522,14 +564,21 @@ function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
   return typeof v === 'object' && v !== null && typeof (v as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
 }
 
-/** Runs an async generator handler: each yield is a partial, the return value is the answer. */
+/** Runs an async generator handler: each yield is a partial, the return value is the answer; stops on abort. */
 async function drainGenerator(iterable: AsyncIterable<unknown>, context: CallContext): Promise<unknown> {
   const iterator = iterable[Symbol.asyncIterator]();
-  const partials: unknown[] = [];
+  const signal = context.signal;
+  // On a streaming call the client already has every partial, so they are not kept (a long stream stays flat in
+  // memory); without streaming, a generator that returns nothing answers with the list of what it yielded.
+  const partials: unknown[] | undefined = context.streaming ? undefined : [];
   for (;;) {
+    if (signal.aborted) {
+      await iterator.return?.();
+      throw signal.reason;
+    }
     const step = await iterator.next();
-    if (step.done) return step.value === undefined ? partials : step.value;
-    partials.push(step.value);
+    if (step.done) return step.value === undefined ? (partials ?? null) : step.value;
+    partials?.push(step.value);
     await context.partial(step.value);
   }
 }

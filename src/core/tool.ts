@@ -46,7 +46,8 @@ export interface ToolContext {
 
 /**
  * A tool's implementation. Return a value (the answer), an outcome from `failure`/`elicit`/`needMoreResource`,
- * or be an async generator: each `yield` is a partial and the generator's return value is the final answer.
+ * or be an async generator: each `yield` is a partial and the generator's return value is the final answer (if it
+ * returns nothing: on a streaming call `null`, otherwise the list of everything it yielded).
  */
 export type ToolHandler<Args = any> = (args: Args, ctx: ToolContext) => unknown;
 

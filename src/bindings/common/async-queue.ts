@@ -15,6 +15,11 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return this.closedByConsumer;
   }
 
+  /** How many items wait for the consumer. */
+  get pending(): number {
+    return this.items.length;
+  }
+
   /** Adds an item; resolves when it has been handed to the consumer. */
   push(value: T): Promise<void> {
     if (this.ended || this.closedByConsumer) return Promise.resolve();

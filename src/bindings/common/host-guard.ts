@@ -24,7 +24,10 @@ function hostName(hostHeader: string): string {
 }
 
 /** Returns the error for a request whose Host or Origin is not allowed, else undefined. */
-export function checkHostAndOrigin(request: NeutralRequest, options: HostGuardOptions = {}): McpLiteError | undefined {
+export function checkHostAndOrigin(
+  request: NeutralRequest,
+  options: HostGuardOptions = {},
+): McpLiteError | undefined {
   const hosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const host = request.headers.host;
   if (!host || !hosts.includes(hostName(host))) {
@@ -37,12 +40,16 @@ export function checkHostAndOrigin(request: NeutralRequest, options: HostGuardOp
       : (() => {
           try {
             const u = new URL(origin);
-            return (u.protocol === 'http:' || u.protocol === 'https:') && hosts.includes(u.hostname.toLowerCase());
+            return (
+              (u.protocol === 'http:' || u.protocol === 'https:') && hosts.includes(u.hostname.toLowerCase())
+            );
           } catch {
             return false;
           }
         })();
-    if (!allowed) return new McpLiteError('forbidden', 'Forbidden: Origin not allowed (DNS-rebinding protection)');
+    if (!allowed) {
+      return new McpLiteError('forbidden', 'Forbidden: Origin not allowed (DNS-rebinding protection)');
+    }
   }
   return undefined;
 }

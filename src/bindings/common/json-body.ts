@@ -43,9 +43,25 @@ function exceedsDepth(text: string, max: number): boolean {
   return false;
 }
 
-/** Whether a Content-Type header value names JSON (`application/json`, with or without parameters). */
+/**
+ * Whether a Content-Type header value names JSON (`application/json` or `application/*+json`) in UTF-8: a
+ * `charset` parameter other than UTF-8 is refused rather than misread, since the body is decoded as UTF-8.
+ */
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
-  const type = value.split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+  const [mediaType, ...params] = value.split(';');
+  const type = mediaType!.trim().toLowerCase();
+  const isJson = type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+  if (!isJson) return false;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return false;
+  }
+  return true;
 }

@@ -54,7 +54,9 @@ export function validateRequest(message: unknown): JsonRpcRequest {
   }
   const m = message as Record<string, unknown>;
   const idData = 'id' in m && isValidId(m.id) ? { id: m.id } : undefined;
-  if (m.jsonrpc !== '2.0') throw new McpLiteError('invalid_request', 'Invalid Request: "jsonrpc" must be "2.0"', idData);
+  if (m.jsonrpc !== '2.0') {
+    throw new McpLiteError('invalid_request', 'Invalid Request: "jsonrpc" must be "2.0"', idData);
+  }
   if ('id' in m && !isValidId(m.id)) {
     throw new McpLiteError('invalid_request', 'Invalid Request: "id" must be a string, a number or null');
   }
@@ -62,7 +64,11 @@ export function validateRequest(message: unknown): JsonRpcRequest {
     throw new McpLiteError('invalid_request', 'Invalid Request: "method" must be a non-empty string', idData);
   }
   if ('params' in m && (typeof m.params !== 'object' || m.params === null)) {
-    throw new McpLiteError('invalid_request', 'Invalid Request: "params" must be an object or an array', idData);
+    throw new McpLiteError(
+      'invalid_request',
+      'Invalid Request: "params" must be an object or an array',
+      idData,
+    );
   }
   return m as unknown as JsonRpcRequest;
 }

@@ -3,7 +3,13 @@ import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { ToolServer } from '../../core/server.js';
 import { isJsonContentType, parseJsonBody } from '../common/json-body.js';
-import { errorResponse, type JsonRpcRequest, idOf, toJsonRpcError, validateRequest } from '../common/jsonrpc.js';
+import {
+  errorResponse,
+  idOf,
+  type JsonRpcRequest,
+  toJsonRpcError,
+  validateRequest,
+} from '../common/jsonrpc.js';
 import { streamCall } from './sse.js';
 import { HTTP_STATUS, JSON_TYPE, toWireResult, wantsEventStream } from './wire.js';
 
@@ -22,6 +28,7 @@ export interface HttpBindingOptions {
 const LIST_ENDPOINTS = new Set(['listtools', 'tools']);
 const RPC_ENDPOINTS = new Set(['calltools', 'rpc']);
 const JSON_HEADERS = { 'content-type': JSON_TYPE };
+const BEARER_CHALLENGE = 'Bearer realm="mcplite"';
 
 /**
  * The MCP-lite HTTP binding (spec section 4): POST `listtools`/`tools` answer `{ "tools": [...] }`;
@@ -49,12 +56,29 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
         const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
         return fail(e, 405, { allow: 'POST' });
       }
-      const principal = await authenticateOrThrow(server.authenticate, {
-        token: bearerToken(request.headers.authorization),
-        headers: request.headers,
-      });
+      const token = bearerToken(request.headers.authorization);
+      let principal: Principal | undefined;
+      try {
+        principal = await authenticateOrThrow(server.authenticate, { token, headers: request.headers });
+      } catch (err) {
+        // RFC 6750: a request without credentials gets the bare challenge, a rejected token `invalid_token`.
+        const challenge =
+          token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
+        return fail(toMcpLiteError(err), 401, { 'www-authenticate': challenge });
+      }
       if (!isJsonContentType(request.headers['content-type'])) {
-        throw new McpLiteError('unsupported_media_type', 'Unsupported Media Type: use Content-Type: application/json');
+        throw new McpLiteError(
+          'unsupported_media_type',
+          'Unsupported Media Type: use Content-Type: application/json',
+        );
+      }
+      const encoding = request.headers['content-encoding'];
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+        // RFC 9110 15.5.16: a coding the server does not apply is a 415, not a body to misparse as JSON.
+        throw new McpLiteError(
+          'unsupported_media_type',
+          'Unsupported Media Type: send the body without Content-Encoding',
+        );
       }
       const body = parseJsonBody(await request.readBody(maxBody));
       if (isList) return listTools(body);
@@ -76,33 +100,42 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     return { status: 200, headers: JSON_HEADERS, body: server.listTools().json };
   }
 
-  async function rpc(body: unknown, request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+  async function rpc(
+    body: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
     if (Array.isArray(body)) {
       if (body.length === 0) throw new McpLiteError('invalid_request', 'Invalid Request: empty batch');
-      if (body.length > maxBatch) throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
+      if (body.length > maxBatch) {
+        throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
+      }
       const replies = await Promise.all(body.map((m) => handleMessage(m, request, principal)));
       const present = replies.filter((r): r is string => r !== undefined);
       if (present.length === 0) return { status: 202, headers: {} };
       return { status: 200, headers: JSON_HEADERS, body: `[${present.join(',')}]` };
     }
-    if (wantsEventStream(request.headers.accept)) {
-      const streamed = streamable(body);
-      if (streamed) return stream(streamed, request, principal);
+    let message: JsonRpcRequest;
+    try {
+      message = validateRequest(body);
+    } catch (err) {
+      // A lone message that is not JSON-RPC fails the whole request (400); inside a batch it is answered in place.
+      const e = toMcpLiteError(err);
+      return { status: 400, headers: JSON_HEADERS, body: errorResponse(idOf(body, e), e) };
     }
-    const reply = await handleMessage(body, request, principal);
+    if (wantsEventStream(request.headers.accept) && isStreamable(message)) {
+      return stream(message, request, principal);
+    }
+    const reply = await answer(message, request, principal);
     if (reply === undefined) return { status: 202, headers: {} };
     return { status: 200, headers: JSON_HEADERS, body: reply };
   }
 
-  /** A tools/call request with an id and well-formed params can be streamed; anything else is answered as JSON. */
-  function streamable(body: unknown): (JsonRpcRequest & { params: Record<string, unknown> }) | undefined {
-    try {
-      const m = validateRequest(body);
-      if (m.method !== 'tools/call' || m.id === undefined || !m.params || Array.isArray(m.params)) return undefined;
-      return m as JsonRpcRequest & { params: Record<string, unknown> };
-    } catch {
-      return undefined;
-    }
+  /** A tools/call request with an id and object params can be streamed; anything else is answered as JSON. */
+  function isStreamable(m: JsonRpcRequest): m is JsonRpcRequest & { params: Record<string, unknown> } {
+    return (
+      m.method === 'tools/call' && m.id !== undefined && m.params !== undefined && !Array.isArray(m.params)
+    );
   }
 
   function stream(
@@ -111,13 +144,14 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     principal: Principal | undefined,
   ): NeutralResponse {
     return streamCall(
-      (onPartial) => server.callTool({ ...callParams(message), principal, signal: request.signal, onPartial }),
+      (onPartial) =>
+        server.callTool({ ...callParams(message), principal, signal: request.signal, onPartial }),
       heartbeatMs,
       logInternal,
     );
   }
 
-  /** Answers one JSON-RPC message; undefined for notifications. */
+  /** Answers one member of a batch; undefined for notifications. */
   async function handleMessage(
     message: unknown,
     request: NeutralRequest,
@@ -130,6 +164,15 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       const e = toMcpLiteError(err);
       return errorResponse(idOf(message, e), e);
     }
+    return answer(m, request, principal);
+  }
+
+  /** Answers one valid message; undefined for notifications. */
+  async function answer(
+    m: JsonRpcRequest,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<string | undefined> {
     const isNotification = !('id' in m);
     try {
       const result = await dispatch(m, request, principal);
@@ -138,20 +181,33 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     } catch (err) {
       const e = toMcpLiteError(err);
       if (e.code === 'internal') logInternal(e);
-      return isNotification ? undefined : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
+      return isNotification
+        ? undefined
+        : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
     }
   }
 
   /** Runs one method; returns the serialised result. */
-  async function dispatch(m: JsonRpcRequest, request: NeutralRequest, principal: Principal | undefined): Promise<string> {
+  async function dispatch(
+    m: JsonRpcRequest,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<string> {
     switch (m.method) {
       case 'tools/list':
         return server.listTools().json;
       case 'tools/call': {
         if (!m.params || Array.isArray(m.params)) {
-          throw new McpLiteError('invalid_params', 'Invalid params: tools/call needs params { name, arguments }');
+          throw new McpLiteError(
+            'invalid_params',
+            'Invalid params: tools/call needs params { name, arguments }',
+          );
         }
-        const result = await server.callTool({ ...callParams(m as JsonRpcRequest & { params: Record<string, unknown> }), principal, signal: request.signal });
+        const result = await server.callTool({
+          ...callParams(m as JsonRpcRequest & { params: Record<string, unknown> }),
+          principal,
+          signal: request.signal,
+        });
         return JSON.stringify(toWireResult(result));
       }
       default:
@@ -184,7 +240,7 @@ function callParams(m: JsonRpcRequest & { params: Record<string, unknown> }) {
 
 function fail(err: McpLiteError, status: number, extraHeaders: Record<string, string> = {}): NeutralResponse {
   const headers: Record<string, string> = { ...JSON_HEADERS, ...extraHeaders };
-  if (status === 401) headers['www-authenticate'] = 'Bearer realm="mcplite"';
+  if (status === 401) headers['www-authenticate'] ??= BEARER_CHALLENGE;
   if (status === 413) headers.connection = 'close';
   return { status, headers, body: errorResponse(null, err) };
 }

@@ -1,4 +1,4 @@
-import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { type McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralResponse } from '../../core/http.js';
 import type { CallResult } from '../../core/outcomes.js';
 import { AsyncQueue } from '../common/async-queue.js';
@@ -28,21 +28,28 @@ export function streamCall(
   };
   const heartbeat = setInterval(
     () => {
-      if (Date.now() - lastSent >= heartbeatMs) void send('heartbeat', { timestamp: new Date().toISOString() });
+      // Only an idle stream needs one; queued events already keep it alive, and a stalled reader must not make
+      // heartbeats pile up in the queue.
+      if (Date.now() - lastSent >= heartbeatMs && queue.pending === 0) {
+        void send('heartbeat', { timestamp: new Date().toISOString() });
+      }
     },
     Math.max(10, Math.floor(heartbeatMs / 2)),
   );
   heartbeat.unref();
-  // Called inside an async function so that a synchronous throw also ends as an `error` event.
+  // Called inside an async function so that a synchronous throw also ends as an `error` event; the final event is
+  // serialised inside the chain so that a result JSON cannot carry (a BigInt, a cycle) becomes one too.
   (async () => run((data) => send('message', { partial: data })))()
-    .then(
-      (result) => send('done', toWireResult(result)),
-      (err) => {
-        const e = toMcpLiteError(err);
-        if (e.code === 'internal') onInternalError(e);
-        return send('error', toJsonRpcError(e));
-      },
-    )
+    .then((result) => sseEvent('done', toWireResult(result)))
+    .catch((err) => {
+      const e = toMcpLiteError(err);
+      if (e.code === 'internal') onInternalError(e);
+      return sseEvent('error', toJsonRpcError(e));
+    })
+    .then((event) => {
+      lastSent = Date.now();
+      return queue.push(event);
+    })
     .finally(() => {
       clearInterval(heartbeat);
       queue.end();
@@ -50,7 +57,11 @@ export function streamCall(
   queue.onConsumerGone(() => clearInterval(heartbeat));
   return {
     status: 200,
-    headers: { 'content-type': SSE_TYPE, 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
+    headers: {
+      'content-type': SSE_TYPE,
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    },
     body: queue,
   };
 }

@@ -21,7 +21,11 @@ export function toWireResult({ outcome, meta }: CallResult): Record<string, unkn
       return { _meta: meta };
     case 'elicitation':
       return {
-        elicitation: { message: outcome.message, requested_schema: outcome.requestedSchema, state: outcome.state },
+        elicitation: {
+          message: outcome.message,
+          requested_schema: outcome.requestedSchema,
+          state: outcome.state,
+        },
         _meta: meta,
       };
     case 'request-for-more-resource': {

@@ -104,6 +104,11 @@ export class PromiseManager {
     return { cancelled, status: cancelled ? 'cancelled' : 'settled' };
   }
 
+  /** The stored record of a live promise (for bindings that show promise state, e.g. MCP tasks); rejects like redeem. */
+  record(token: unknown): Promise<PromiseRecord> {
+    return this.find(token);
+  }
+
   /** Aborts all local work (shutdown). */
   abortAll(reason: unknown): void {
     for (const c of this.running.values()) c.abort(reason);

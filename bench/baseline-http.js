@@ -1,0 +1,26 @@
+// The baseline the HTTP benchmark compares against: the least a node:http JSON-RPC server can do for the same
+// request. It reads the body, parses it and answers the echo's arguments as `content`; no validation, no routing,
+// no metadata. mcplite's ratio to this is the cost of everything mcplite does on top of node:http.
+import { createServer } from 'node:http';
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    let id = null;
+    let body;
+    try {
+      const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      id = msg.id ?? null;
+      body = JSON.stringify({ jsonrpc: '2.0', id, result: { content: msg.params?.arguments ?? null } });
+    } catch {
+      body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32700, message: 'Parse error' } });
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+});
+
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  console.log(`baseline listening on http://127.0.0.1:${server.address().port}`);
+});

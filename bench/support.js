@@ -1,0 +1,66 @@
+// Helpers shared by the benchmark sections: child processes that announce a URL, and number formatting.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/..), so that sections work from any working directory. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Spawns `node args…` and waits until a stdout line matches `pattern` (its first group is returned as `match`).
+ * stderr is passed through so that crashes are visible.
+ */
+export async function startChild(args, pattern, { timeoutMs = 20_000, env, nodeOptions = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeOptions, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const match = await new Promise((resolveMatch, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`node ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms; output:\n${output}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8');
+    let found = false;
+    child.stdout.on('data', (chunk) => {
+      if (found) return;
+      output += chunk;
+      const m = pattern.exec(output);
+      if (m) {
+        found = true;
+        clearTimeout(timer);
+        resolveMatch(m[1] ?? m[0]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`node ${args.join(' ')} exited (${code ?? signal}) before printing ${pattern}; output:\n${output}`));
+    });
+  });
+  // Keep draining stdout so the child never blocks on a full pipe.
+  child.stdout.resume();
+  return { child, match };
+}
+
+/** Stops a child started by startChild: SIGTERM, then SIGKILL if it is still there after `graceMs`. */
+export async function stopChild(child, graceMs = 3000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Formats a number with thousands separators and `digits` decimals. */
+export function fmt(n, digits = 0) {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Formats a byte count as MiB with one decimal. */
+export function mib(bytes) {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,29 @@
+/**
+ * The mcplite demo: the tools of spec Appendix A over a collection of a few hundred documents
+ * (examples/data/documents.json). Serve it with `mcplite serve --demo` or `npm start`.
+ */
+import type { ToolDefinition } from '../../src/index.js';
+import { analyzeDataset } from './analyze-dataset.js';
+import { echo } from './echo.js';
+import { exportDocuments } from './export-documents.js';
+import { generateReport } from './generate-report.js';
+import { getDocument } from './get-document.js';
+import { searchDocuments } from './search-documents.js';
+import { subscribeDigest } from './subscribe-digest.js';
+
+/** The demo's version (its own, independent of the library's). */
+export const DEMO_VERSION = '1.0.0';
+
+/** Every demo tool: one per response type of the spec, plus echo for benchmarks. */
+export const tools: ToolDefinition[] = [
+  searchDocuments,
+  analyzeDataset,
+  generateReport,
+  getDocument,
+  exportDocuments,
+  subscribeDigest,
+  echo,
+];
+
+/** Options for `createServer` (the CLI merges these with its flags). */
+export const serverOptions = { name: 'mcplite-demo', version: DEMO_VERSION };

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { defineTool, elicit } from '../../src/index.js';
+import { categories, inCategory } from './documents.js';
+
+/** Arguments of subscribe_digest: anything missing is asked for by elicitation. */
+export interface SubscribeArgs {
+  category?: string;
+  email?: string;
+  frequency?: 'daily' | 'weekly';
+}
+
+type Field = 'category' | 'email' | 'frequency';
+
+const FIELDS: Record<Field, Record<string, unknown>> = {
+  email: { type: 'string', format: 'email', description: 'Where to send the digest' },
+  frequency: { type: 'string', enum: ['daily', 'weekly'], description: 'How often' },
+  category: { type: 'string', enum: [...categories], description: 'Which category to follow' },
+};
+
+/**
+ * Subscribes to a digest of new documents. Whatever is missing (category, email, frequency) is asked for with
+ * an elicitation; the client calls again with the answers and the signed state, and gets a confirmation. The
+ * server stores nothing: the subscription id is derived from its contents, like an order number.
+ */
+export const subscribeDigest = defineTool<SubscribeArgs>({
+  name: 'subscribe_digest',
+  '@type': 'action',
+  description: 'Subscribe to a daily or weekly email digest of new documents in a category',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      category: FIELDS.category,
+      email: FIELDS.email,
+      frequency: FIELDS.frequency,
+    },
+  },
+  handler: (args, ctx) => {
+    // The second round: the first round's arguments come back in the signed context, the rest in the answers.
+    const given: SubscribeArgs = {
+      ...args,
+      ...((ctx.elicitation?.context as SubscribeArgs | undefined) ?? {}),
+      ...((ctx.elicitation?.answers as SubscribeArgs | undefined) ?? {}),
+    };
+    const missing = (['email', 'frequency', 'category'] as const).filter((f) => given[f] === undefined);
+    if (missing.length > 0) {
+      return elicit({
+        message: `To subscribe, please provide: ${missing.join(', ')}.`,
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries(missing.map((f) => [f, FIELDS[f]])),
+          required: missing,
+        },
+        context: given,
+      });
+    }
+    const { category, email, frequency } = given as Required<SubscribeArgs>;
+    const id = createHash('sha256').update(`${email}\n${category}\n${frequency}`).digest('hex').slice(0, 12);
+    return {
+      subscribed: true,
+      subscription_id: `sub_${id}`,
+      email,
+      category,
+      frequency,
+      documents_in_category: inCategory(category).length,
+      message: `You will receive a ${frequency} digest of new ${category} documents at ${email}.`,
+    };
+  },
+});

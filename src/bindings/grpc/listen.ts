@@ -1,0 +1,118 @@
+import { type ChannelOptions, Server, ServerCredentials } from '@grpc/grpc-js';
+import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import type { ToolServer } from '../../core/server.js';
+import { LOADER_OPTIONS, SERVICE_NAME } from './proto.js';
+import { createGrpcBinding, type GrpcBindingOptions } from './service.js';
+
+/** Options of `listenGrpc`. */
+export interface GrpcListenOptions extends GrpcBindingOptions {
+  /** Port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Address to bind. Default 127.0.0.1. */
+  host?: string;
+  /**
+   * Largest message accepted or sent, in bytes; a bigger one ends the call with RESOURCE_EXHAUSTED.
+   * Default 4 MiB (the same as the HTTP binding's body limit).
+   */
+  maxMessageBytes?: number;
+  /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and friends need no .proto. Default true. */
+  reflection?: boolean;
+  /** Serve the standard health service (grpc.health.v1.Health). Default true. */
+  health?: boolean;
+  /** TLS or other credentials. Default: insecure (plaintext), meant for loopback or behind a proxy. */
+  credentials?: ServerCredentials;
+  /** More grpc-js server options (keepalive, concurrency limits, ...); they win over the ones set here. */
+  channelOptions?: ChannelOptions;
+}
+
+/** A listening gRPC server. */
+export interface GrpcListening {
+  /** The grpc-js server (add more services before traffic arrives, or inspect it). */
+  server: Server;
+  /** The bound port. */
+  port: number;
+  /** The bound address. */
+  host: string;
+  /** `host:port`, as gRPC clients take it. */
+  address: string;
+  /** The health service, to report NOT_SERVING during maintenance; undefined when turned off. */
+  health: HealthImplementation | undefined;
+  /**
+   * Stops accepting calls (health turns NOT_SERVING), lets running calls finish for up to `graceMs`, then
+   * cancels what is left. Does not close the ToolServer: `serve` does that once every binding has stopped.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Serves a tool server over gRPC (mcplite.MCPLite), with reflection and the health service. */
+export async function listenGrpc(
+  toolServer: ToolServer,
+  options: GrpcListenOptions = {},
+): Promise<GrpcListening> {
+  const binding = createGrpcBinding(toolServer, options);
+  const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const server = new Server({
+    'grpc.max_receive_message_length': max,
+    'grpc.max_send_message_length': max,
+    ...options.channelOptions,
+  });
+  server.addService(binding.service, binding.implementation);
+
+  let health: HealthImplementation | undefined;
+  if (options.health ?? true) {
+    health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+    health.addToServer(server);
+  }
+  if (options.reflection ?? true) {
+    const described: PackageDefinition = { ...binding.packageDefinition, ...(health ? healthPackage() : {}) };
+    // @grpc/reflection pins its own proto-loader types; the package definition is the same shape.
+    new ReflectionService(described as never).addToServer(server);
+  }
+
+  const host = options.host ?? '127.0.0.1';
+  const bindHost = host.includes(':') ? `[${host}]` : host;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(
+      `${bindHost}:${options.port ?? 0}`,
+      options.credentials ?? ServerCredentials.createInsecure(),
+      (err, bound) => (err ? reject(err) : resolve(bound)),
+    );
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    port,
+    host,
+    address: `${bindHost}:${port}`,
+    health,
+    close(graceMs = 10_000) {
+      closing ??= new Promise<void>((resolve) => {
+        health?.setStatus('', 'NOT_SERVING');
+        health?.setStatus(SERVICE_NAME, 'NOT_SERVING');
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      return closing;
+    },
+  };
+}
+
+let healthDefinition: PackageDefinition | undefined;
+
+/** grpc.health.v1 as a package definition, so reflection lists the health service too. */
+function healthPackage(): PackageDefinition {
+  healthDefinition ??= loadSync(healthProtoPath, LOADER_OPTIONS);
+  return healthDefinition;
+}

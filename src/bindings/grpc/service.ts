@@ -1,0 +1,235 @@
+import type {
+  ServerUnaryCall,
+  ServerWritableStream,
+  ServiceDefinition,
+  sendUnaryData,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { CallResult } from '../../core/outcomes.js';
+import type { CallRequest, ToolServer } from '../../core/server.js';
+import { isMalformed, loadMcpLiteProto } from './proto.js';
+import { fromStruct, type StructObject } from './struct.js';
+import {
+  type GrpcStatusError,
+  toGrpcError,
+  toGrpcTool,
+  toPartialResponse,
+  toToolResponse,
+  type WireGrpcTool,
+  type WireToolResponse,
+} from './wire.js';
+
+/** Options of the MCP-lite gRPC binding. */
+export interface GrpcBindingOptions {
+  /**
+   * The mcplite.proto to serve. Default: the one shipped in the package's `proto` folder. Set it when a bundler
+   * moved the file away from the code.
+   */
+  protoPath?: string;
+}
+
+/** The binding as grpc-js takes it: `grpcServer.addService(binding.service, binding.implementation)`. */
+export interface GrpcBinding {
+  /** The service definition of mcplite.MCPLite, loaded from the proto. */
+  service: ServiceDefinition;
+  /** The handlers of GetTools, CallTool and CallToolStream. */
+  implementation: UntypedServiceImplementation;
+  /** The loaded proto package, for server reflection. */
+  packageDefinition: PackageDefinition;
+}
+
+/** mcplite.ToolRequest as the loader decodes it. */
+interface RawToolRequest {
+  name?: string;
+  arguments?: StructObject | null;
+  elicitation?: { state?: string; answers?: StructObject | null } | null;
+}
+
+type AnyCall = ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>;
+
+const DONE = Promise.resolve();
+// grpc-js ends the call itself when the deadline passes and reports that as a cancel a moment later.
+const DEADLINE_SLACK_MS = 20;
+
+/**
+ * The MCP-lite gRPC binding (spec section 5): service mcplite.MCPLite with GetTools, CallTool (every outcome;
+ * promises are redeemed through CallTool with the name "redeem") and CallToolStream (partials, then a final
+ * message with meta). Protocol errors are gRPC statuses (`GRPC_STATUS`) with a google.rpc.Status in the
+ * details. Wire form: docs/grpc.md.
+ */
+export function createGrpcBinding(server: ToolServer, options: GrpcBindingOptions = {}): GrpcBinding {
+  const { service, packageDefinition } = loadMcpLiteProto(options.protoPath);
+  const log = server.logger.child({ binding: 'mcp-lite-grpc' });
+  let listing: { version: number; tools: WireGrpcTool[] } | undefined;
+
+  /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
+  function statusOf(err: unknown): GrpcStatusError {
+    const e = toMcpLiteError(err);
+    if (e.code === 'internal') log.error({ err: e.cause ?? e }, 'internal error');
+    return toGrpcError(e);
+  }
+
+  function principalOf(call: AnyCall): Promise<Principal | undefined> | undefined {
+    if (!server.authenticate) return undefined;
+    const headers: Record<string, string> = {};
+    const map = call.metadata.getMap();
+    for (const key of Object.keys(map)) {
+      const v = map[key];
+      if (typeof v === 'string') headers[key] = v;
+    }
+    return authenticateOrThrow(server.authenticate, { token: bearerToken(headers.authorization), headers });
+  }
+
+  function toolsList(): { tools: WireGrpcTool[] } {
+    const current = server.listTools();
+    if (listing?.version !== current.version) {
+      listing = { version: current.version, tools: current.tools.map(toGrpcTool) };
+    }
+    return { tools: listing.tools };
+  }
+
+  /** Authenticates, then runs the call; rejects with whatever should become the status. */
+  async function run(
+    call: AnyCall,
+    signal: AbortSignal,
+    onPartial?: (data: unknown) => Promise<void>,
+  ): Promise<CallResult> {
+    const pending = principalOf(call);
+    const principal = pending ? await pending : undefined;
+    const request = toCallRequest(call.request as RawToolRequest);
+    request.principal = principal;
+    request.signal = signal;
+    if (onPartial) request.onPartial = onPartial;
+    return server.callTool(request);
+  }
+
+  const implementation: UntypedServiceImplementation = {
+    GetTools(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
+      if (isMalformed(call.request)) {
+        callback(statusOf(malformed('mcplite.Empty')));
+        return;
+      }
+      const pending = principalOf(call);
+      if (!pending) {
+        callback(null, toolsList());
+        return;
+      }
+      pending.then(
+        () => callback(null, toolsList()),
+        (err) => callback(statusOf(err)),
+      );
+    },
+
+    CallTool(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
+      const life = watchCall(call);
+      run(call, life.signal).then(
+        (result) => {
+          life.dispose();
+          let response: WireToolResponse;
+          try {
+            response = toToolResponse(result);
+          } catch (err) {
+            callback(statusOf(err));
+            return;
+          }
+          callback(null, response);
+        },
+        (err) => {
+          life.dispose();
+          callback(statusOf(err));
+        },
+      );
+    },
+
+    CallToolStream(call: ServerWritableStream<unknown, unknown>) {
+      const life = watchCall(call);
+      const { signal } = life;
+      // A partial resolves at once while grpc-js buffers little; once write() says "full", it waits for 'drain'
+      // (or for the client to go), which is how backpressure reaches ctx.partial.
+      const onPartial = (data: unknown): Promise<void> => {
+        if (signal.aborted) return DONE;
+        if (call.write(toPartialResponse(data))) return DONE;
+        return new Promise<void>((resolve) => {
+          const go = () => {
+            call.off('drain', go);
+            signal.removeEventListener('abort', go);
+            resolve();
+          };
+          call.on('drain', go);
+          signal.addEventListener('abort', go, { once: true });
+        });
+      };
+      run(call, signal, onPartial).then(
+        (result) => {
+          life.dispose();
+          if (signal.aborted) return;
+          let response: WireToolResponse;
+          try {
+            response = toToolResponse(result);
+          } catch (err) {
+            call.emit('error', statusOf(err));
+            return;
+          }
+          call.write(response);
+          call.end();
+        },
+        (err) => {
+          life.dispose();
+          const status = statusOf(err);
+          if (!signal.aborted) call.emit('error', status);
+        },
+      );
+    },
+  };
+
+  return { service, implementation, packageDefinition };
+}
+
+/** The core request of a ToolRequest. proto3 cannot tell an empty name from a missing one: both are invalid. */
+function toCallRequest(raw: RawToolRequest): CallRequest {
+  if (isMalformed(raw)) throw malformed('mcplite.ToolRequest');
+  const name = raw.name;
+  if (!name) {
+    throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
+      errors: [{ field: 'name', message: 'is required and must be a string' }],
+    });
+  }
+  const request: CallRequest = { name, arguments: raw.arguments ? fromStruct(raw.arguments) : undefined };
+  const e = raw.elicitation;
+  if (e) request.elicitation = { state: e.state ?? '', answers: fromStruct(e.answers) };
+  return request;
+}
+
+function malformed(type: string): McpLiteError {
+  return new McpLiteError('invalid_request', `Invalid request: the message is not a valid ${type}`);
+}
+
+/**
+ * One AbortSignal per call that fires when the client cancels or hangs up, or its deadline passes (the reason
+ * says which), so the handler's `ctx.signal` stops the work. `dispose` detaches it once the call has ended,
+ * because grpc-js reports every finished call as "cancelled" too.
+ */
+function watchCall(call: AnyCall): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const raw = call.getDeadline();
+  const deadline = raw instanceof Date ? raw.getTime() : raw;
+  const onCancelled = () => {
+    const late = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
+    controller.abort(
+      late
+        ? new McpLiteError('deadline_exceeded', "The client's deadline passed")
+        : new McpLiteError('cancelled', 'The client cancelled the call'),
+    );
+  };
+  if (call.cancelled) onCancelled();
+  else call.once('cancelled', onCancelled);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      call.off('cancelled', onCancelled);
+    },
+  };
+}

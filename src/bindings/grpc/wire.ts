@@ -1,0 +1,170 @@
+import { Metadata, status } from '@grpc/grpc-js';
+import type { ErrorCode, McpLiteError } from '../../core/errors.js';
+import type { CallResult, Outcome, ResponseMeta, ResponseType } from '../../core/outcomes.js';
+import type { WireTool } from '../../core/tool.js';
+import { encodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.js';
+import { type StructObject, toStruct } from './struct.js';
+
+/**
+ * The gRPC status of each core error code (spec 5.5): a pure table. Codes that the gRPC wire itself never
+ * produces (parse errors, media types) still get the nearest status, so the table is total.
+ */
+export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = {
+  parse_error: status.INVALID_ARGUMENT,
+  invalid_request: status.INVALID_ARGUMENT,
+  invalid_params: status.INVALID_ARGUMENT,
+  method_not_found: status.UNIMPLEMENTED,
+  method_not_allowed: status.UNIMPLEMENTED,
+  tool_not_found: status.NOT_FOUND,
+  promise_not_found: status.NOT_FOUND,
+  promise_expired: status.NOT_FOUND,
+  cancelled: status.CANCELLED,
+  deadline_exceeded: status.DEADLINE_EXCEEDED,
+  unauthenticated: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
+  payload_too_large: status.RESOURCE_EXHAUSTED,
+  resource_exhausted: status.RESOURCE_EXHAUSTED,
+  unsupported_media_type: status.INVALID_ARGUMENT,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
+
+/** The ResponseType enum name of each outcome (REQUEST_FOR_MORE_RESOURCE is an added value). */
+export const RESPONSE_TYPE: Readonly<Record<ResponseType, string>> = {
+  answer: 'ANSWER',
+  promise: 'PROMISE',
+  elicitation: 'ELICITATION',
+  failure: 'FAILURE',
+  'request-for-more-resource': 'REQUEST_FOR_MORE_RESOURCE',
+};
+
+/** mcplite.ResponseMeta in the loader's object form. int64 fields are epoch milliseconds. */
+export interface WireMeta {
+  response_type: string;
+  promise_token?: string;
+  timestamp: number;
+  processing_time_ms: number;
+  server_version: string;
+  estimated_completion?: number;
+}
+
+/** mcplite.ToolResponse in the loader's object form. */
+export interface WireToolResponse {
+  result: StructObject;
+  meta?: WireMeta;
+  partial?: boolean;
+}
+
+/** mcplite.Tool in the loader's object form. */
+export interface WireGrpcTool {
+  name: string;
+  type: string;
+  description: string;
+  input_schema: StructObject;
+  title?: string;
+  output_schema?: StructObject;
+  annotations?: StructObject;
+}
+
+/**
+ * The final ToolResponse of a call. `result` holds exactly the HTTP binding's result object without `_meta`
+ * (`toWireResult` in bindings/http/wire.ts; the cross-binding suite holds the two to it), so one outcome reads
+ * the same on both wires; `meta` carries `_meta` with times as epoch milliseconds.
+ */
+export function toToolResponse(result: CallResult): WireToolResponse {
+  return { result: toStruct(resultFields(result.outcome)), meta: toWireMeta(result.meta) };
+}
+
+/**
+ * The result object of each outcome:
+ * - answer: `{ content }` (any JSON value, so arrays and strings fit a Struct)
+ * - failure: `{ failure: { message, code?, details? } }`
+ * - promise: `{}` (the token is in meta, as spec A.3)
+ * - elicitation: `{ elicitation: { message, requested_schema, state } }`
+ * - request-for-more-resource: `{ resource_request: { resource, requested, granted?, unit?, message } }`
+ */
+export function resultFields(outcome: Outcome): Record<string, unknown> {
+  switch (outcome.type) {
+    case 'answer':
+      return { content: outcome.result };
+    case 'failure': {
+      const { type: _t, ...failure } = outcome;
+      return { failure };
+    }
+    case 'promise':
+      return {};
+    case 'elicitation':
+      return {
+        elicitation: {
+          message: outcome.message,
+          requested_schema: outcome.requestedSchema,
+          state: outcome.state,
+        },
+      };
+    case 'request-for-more-resource': {
+      const { type: _t, ...resourceRequest } = outcome;
+      return { resource_request: resourceRequest };
+    }
+  }
+}
+
+/** A partial message of CallToolStream: `{ partial: data }` as spec A.4, no meta. */
+export function toPartialResponse(data: unknown): WireToolResponse {
+  return { result: toStruct({ partial: data }), partial: true };
+}
+
+/** `_meta` as mcplite.ResponseMeta. */
+export function toWireMeta(meta: ResponseMeta): WireMeta {
+  const wire: WireMeta = {
+    response_type: RESPONSE_TYPE[meta.response_type],
+    timestamp: Date.parse(meta.timestamp),
+    processing_time_ms: meta.processing_time_ms,
+    server_version: meta.server_version,
+  };
+  if (meta.promise_token !== undefined) wire.promise_token = meta.promise_token;
+  if (meta.estimated_completion !== undefined)
+    wire.estimated_completion = Date.parse(meta.estimated_completion);
+  return wire;
+}
+
+/** A listed tool as mcplite.Tool (`@type` becomes `type`, schemas become Structs). */
+export function toGrpcTool(tool: WireTool): WireGrpcTool {
+  const wire: WireGrpcTool = {
+    name: tool.name,
+    type: tool['@type'] ?? '',
+    description: tool.description,
+    input_schema: toStruct(tool.inputSchema as Record<string, unknown>),
+  };
+  if (tool.title) wire.title = tool.title;
+  if (tool.outputSchema) wire.output_schema = toStruct(tool.outputSchema as Record<string, unknown>);
+  if (tool.annotations) wire.annotations = toStruct(tool.annotations);
+  return wire;
+}
+
+/** A gRPC status as grpc-js takes it from a handler. */
+export interface GrpcStatusError {
+  code: status;
+  details: string;
+  metadata: Metadata;
+}
+
+/**
+ * An McpLiteError as a gRPC status: the mapped code, the message (naming the tool for NOT_FOUND, as spec A.5),
+ * and a google.rpc.Status with an ErrorInfo (reason = the core code upper-cased, metadata = `data`) in the
+ * `grpc-status-details-bin` trailer. Internal errors carry nothing but "Internal error".
+ */
+export function toGrpcError(err: McpLiteError): GrpcStatusError {
+  const code = GRPC_STATUS[err.code] ?? status.INTERNAL;
+  const internal = err.code === 'internal';
+  const data = internal ? undefined : err.data;
+  let details = internal ? 'Internal error' : err.message;
+  if (err.code === 'tool_not_found' && typeof data?.requested_tool === 'string') {
+    details = `${err.message}: ${data.requested_tool}`;
+  }
+  const metadata = new Metadata();
+  metadata.set(
+    STATUS_DETAILS_KEY,
+    encodeStatusDetails({ code, message: details, reason: err.code.toUpperCase(), data }),
+  );
+  return { code, details, metadata };
+}

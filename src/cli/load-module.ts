@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ToolDefinition } from '../core/tool.js';
+import type { ServerOptions } from '../create-server.js';
+import { CliError } from './errors.js';
+
+/** What a tool module gives the CLI: its tools and the server options it asks for. */
+export interface LoadedModule {
+  /** Absolute path of the module. */
+  path: string;
+  /** The tool definitions found (see loadToolModule for where they are looked for). */
+  tools: ToolDefinition[];
+  /** Options merged from a `serverOptions` export and from a `{ tools, ...options }` default export. */
+  serverOptions: Partial<ServerOptions>;
+}
+
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
+const JAVASCRIPT = new Set(['.js', '.mjs', '.cjs']);
+
+const USAGE =
+  'export a "tools" array, a default export (an array of tools, or { tools, ...serverOptions }), ' +
+  'or tool definitions (objects with a string "name" and a "handler" function)';
+
+/**
+ * Imports a user's tool module (.js/.mjs/.cjs, or .ts when tsx is installed) and finds its tools, in this order:
+ * a `tools` array export; a default export that is an array or `{ tools, ...serverOptions }`; else every export
+ * that looks like a tool. A `serverOptions` export is merged in. No tools is a CliError (exit code 2).
+ */
+export async function loadToolModule(spec: string): Promise<LoadedModule> {
+  const path = resolve(spec);
+  if (!existsSync(path)) throw new CliError(`Module not found: ${path}`);
+  const ext = extname(path);
+  if (TYPESCRIPT.has(ext)) await enableTypeScript();
+  else if (!JAVASCRIPT.has(ext))
+    throw new CliError(`Unsupported module type "${ext}": use .js, .mjs or .ts (${path})`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new CliError(`Could not load ${path}: ${(err as Error)?.message ?? String(err)}`, 2, {
+      cause: err,
+    });
+  }
+  const { tools, serverOptions } = toolsOf(mod);
+  if (tools.length === 0) throw new CliError(`No tools found in ${path}: ${USAGE}.`);
+  return { path, tools, serverOptions };
+}
+
+/** Picks the tools and options out of a module namespace (see loadToolModule for the rules). */
+export function toolsOf(mod: Record<string, unknown>): {
+  tools: ToolDefinition[];
+  serverOptions: Partial<ServerOptions>;
+} {
+  let serverOptions: Partial<ServerOptions> = isPlainObject(mod.serverOptions)
+    ? { ...mod.serverOptions }
+    : {};
+  const fallback = mod.default;
+  if (Array.isArray(mod.tools)) return { tools: mod.tools, serverOptions };
+  if (Array.isArray(fallback)) return { tools: fallback, serverOptions };
+  if (isPlainObject(fallback) && Array.isArray(fallback.tools)) {
+    const { tools, ...rest } = fallback;
+    serverOptions = { ...serverOptions, ...(rest as Partial<ServerOptions>) };
+    return { tools: tools as ToolDefinition[], serverOptions };
+  }
+  // A tool exported both by name and as the default is one tool, not two.
+  const tools = [...new Set(Object.values(mod).filter(looksLikeTool))];
+  return { tools, serverOptions };
+}
+
+/** A tool definition has at least a string name and a handler function. */
+export function looksLikeTool(value: unknown): value is ToolDefinition {
+  return isPlainObject(value) && typeof value.name === 'string' && typeof value.handler === 'function';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+let typeScriptEnabled = false;
+
+// tsx is a development dependency, so it is loaded only when a .ts module is asked for, with a clear message
+// when it is missing instead of node's "unknown file extension".
+async function enableTypeScript(): Promise<void> {
+  if (typeScriptEnabled) return;
+  let api: { register: () => unknown };
+  try {
+    api = await import('tsx/esm/api');
+  } catch (err) {
+    throw new CliError(
+      'Loading a .ts module needs tsx (npm install --save-dev tsx), or compile it to .js first',
+      2,
+      {
+        cause: err,
+      },
+    );
+  }
+  api.register();
+  typeScriptEnabled = true;
+}

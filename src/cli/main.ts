@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * The `mcplite` command. This file only wires commands together; each command lives in its own file.
+ */
+import { Command, CommanderError } from 'commander';
+import { CliError } from './errors.js';
+import { packageInfo } from './locate.js';
+import { registerServe } from './serve-command.js';
+
+const program = new Command('mcplite')
+  .description('Define LLM tools once, serve them statelessly over MCP-lite HTTP')
+  .version(packageInfo().version)
+  // Errors come back here instead of exiting inside commander, so that every failure gets one exit policy.
+  .exitOverride();
+registerServe(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Commander has printed its message already; a usage error is exit code 2 by convention.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`mcplite: ${err.message}\n`);
+    process.exit(err.exitCode);
+  }
+  process.stderr.write(`mcplite: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,270 @@
+/**
+ * The `mcplite` CLI as a user runs it: a child process (from source, through tsx), its stdout listening line,
+ * HTTP calls with fetch, signals, and exit codes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { callMessage, post, readSse, rpc, type SseEvent } from './support/mcp-lite-http.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(ROOT, 'src/cli/main.ts');
+const LISTENING = /^mcplite listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp-lite\/v1\/)$/m;
+
+interface Cli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (or the signal that killed it). */
+  exited: Promise<number | NodeJS.Signals>;
+}
+
+interface ListeningCli extends Cli {
+  /** The base URL from the listening line, e.g. http://127.0.0.1:41234/mcp-lite/v1/ */
+  base: string;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Runs `mcplite <args>` from source. */
+function run(args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, MCPLITE_TOKENS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    err += c;
+  });
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve(code ?? signal!);
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Runs `mcplite serve ...` and waits for the listening line. */
+async function start(args: string[], env: Record<string, string> = {}): Promise<ListeningCli> {
+  const cli = run(['serve', '--port', '0', ...args], env);
+  const base = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const m = LISTENING.exec(cli.stdout());
+      if (m) resolve(m[1]!);
+    };
+    cli.child.stdout!.on('data', check);
+    cli.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${cli.stderr()}`)));
+  });
+  return { ...cli, base };
+}
+
+/** Resolves once a stderr log line satisfies `match` (the CLI logs JSON lines there). */
+function logLine(
+  cli: Cli,
+  match: (entry: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const check = () => {
+      for (const line of cli.stderr().split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (match(entry)) return resolve(entry);
+      }
+    };
+    check();
+    cli.child.stderr!.on('data', check);
+  });
+}
+
+let dir: string;
+
+/** Writes a module into the test's temporary folder and returns its path. */
+function moduleFile(name: string, source: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, source);
+  return path;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcplite-cli-'));
+});
+
+afterEach(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('mcplite serve --demo', () => {
+  it('prints the listening line, serves the demo tools and logs JSON to stderr', async () => {
+    const cli = await start(['--demo']);
+    expect(cli.stdout()).toMatch(LISTENING);
+    const body = await rpc(
+      `${cli.base}calltools`,
+      callMessage(1, 'search_documents', { query: 'MCP specification' }),
+    );
+    expect(body.result!._meta.response_type).toBe('answer');
+    expect(body.result!._meta.server_version).toBe('1.0.0');
+    expect(body.result!.content[0].title).toMatch(/MCP/);
+    const listening = await logLine(cli, (e) => e.msg === 'listening');
+    expect(listening).toMatchObject({ level: 30, name: 'mcplite', url: cli.base, auth: false });
+    expect(listening.tools).toEqual(expect.arrayContaining(['search_documents', 'redeem']));
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('on SIGTERM lets an in-flight streaming call finish, then exits 0', async () => {
+    const cli = await start(['--demo', '--grace', '10000']);
+    const res = await post(
+      `${cli.base}rpc`,
+      callMessage('s', 'generate_report', { topic: 'quarterly results' }),
+      {
+        accept: 'text/event-stream',
+      },
+    );
+    let signalled = false;
+    const events = await readSse(res, (e: SseEvent) => {
+      // The first partial proves the call is running; the rest of the report is still to come.
+      if (e.event === 'message' && !signalled) {
+        signalled = true;
+        cli.child.kill('SIGTERM');
+      }
+    });
+    expect(signalled).toBe(true);
+    const messages = events.filter((e) => e.event === 'message');
+    expect(messages.length).toBeGreaterThan(3);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { _meta: { response_type: 'answer' } } });
+    expect(await cli.exited).toBe(0);
+    const shutdown = await logLine(cli, (e) => e.msg === 'shutting down');
+    expect(shutdown).toMatchObject({ signal: 'SIGTERM', inFlight: 1 });
+  });
+});
+
+describe('mcplite serve <module>', () => {
+  it('serves the tools a .mjs module exports, with its serverOptions, and drains a slow call on SIGTERM', async () => {
+    const path = moduleFile(
+      'tools.mjs',
+      `
+      export const serverOptions = { name: 'custom', version: '9.9.9' };
+      export const add = {
+        name: 'add',
+        description: 'Adds two numbers',
+        inputSchema: { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: { type: 'number' } } },
+        handler: ({ a, b }) => a + b,
+      };
+      export const slow = {
+        name: 'slow',
+        handler: async (_args, ctx) => {
+          ctx.log.info({ step: 'started' }, 'slow call started');
+          await new Promise((r) => setTimeout(r, 700));
+          return 'finished';
+        },
+      };
+      export const notATool = { name: 'x' };
+      `,
+    );
+    const cli = await start([path, '--grace', '5000']);
+    const list = (await (await post(`${cli.base}listtools`, {})).json()) as {
+      tools: Array<{ name: string }>;
+    };
+    expect(list.tools.map((t) => t.name).sort()).toEqual(['add', 'cancel', 'redeem', 'slow']);
+    const sum = await rpc(`${cli.base}calltools`, callMessage(1, 'add', { a: 2, b: 40 }));
+    expect(sum.result).toMatchObject({
+      content: 42,
+      _meta: { response_type: 'answer', server_version: '9.9.9' },
+    });
+
+    const pending = rpc(`${cli.base}calltools`, callMessage(2, 'slow', {}));
+    await logLine(cli, (e) => e.step === 'started');
+    cli.child.kill('SIGTERM');
+    const slow = await pending;
+    expect(slow.result).toMatchObject({ content: 'finished', _meta: { response_type: 'answer' } });
+    expect(await cli.exited).toBe(0);
+    // Once stopped, nothing listens any more.
+    await expect(post(`${cli.base}listtools`, {})).rejects.toThrow();
+  });
+
+  it('takes a default export { tools, ...serverOptions }', async () => {
+    const path = moduleFile(
+      'default.mjs',
+      `export default { name: 'by-default', version: '2.0.0', tools: [{ name: 'ping', handler: () => 'pong' }] };`,
+    );
+    const cli = await start([path]);
+    const body = await rpc(`${cli.base}calltools`, callMessage(1, 'ping', {}));
+    expect(body.result).toMatchObject({ content: 'pong', _meta: { server_version: '2.0.0' } });
+  });
+
+  it('loads a TypeScript module through tsx', async () => {
+    const path = moduleFile(
+      'typed.ts',
+      `
+      interface Args { name: string }
+      export const tools = [{ name: 'greet', handler: ({ name }: Args): string => \`hello \${name}\` }];
+      `,
+    );
+    const cli = await start([path]);
+    const body = await rpc(`${cli.base}calltools`, callMessage(1, 'greet', { name: 'ada' }));
+    expect(body.result!.content).toBe('hello ada');
+  });
+
+  it('requires a bearer token from MCPLITE_TOKENS and never logs it', async () => {
+    const cli = await start(['--demo'], { MCPLITE_TOKENS: 's3cret-one, s3cret-two' });
+    const anonymous = await post(`${cli.base}listtools`, {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await post(`${cli.base}listtools`, {}, { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    const ok = await post(`${cli.base}listtools`, {}, { authorization: 'Bearer s3cret-two' });
+    expect(ok.status).toBe(200);
+    await logLine(cli, (e) => e.msg === 'listening' && e.auth === true);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.stderr()).not.toContain('s3cret');
+    expect(cli.stdout()).not.toContain('s3cret');
+  });
+});
+
+describe('mcplite serve errors', () => {
+  it('a module without tools exits 2 with a clear message', async () => {
+    const path = moduleFile('empty.mjs', 'export const answer = 42;\nexport default { hello: "world" };\n');
+    const cli = run(['serve', path, '--port', '0']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain(`mcplite: No tools found in ${path}`);
+    expect(cli.stderr()).toContain('export a "tools" array');
+    expect(cli.stdout()).toBe('');
+  });
+
+  it('a module that does not exist exits 2', async () => {
+    const cli = run(['serve', join(dir, 'missing.mjs')]);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain('Module not found');
+  });
+
+  it('invalid tool definitions exit 2 naming the problem', async () => {
+    const path = moduleFile('bad.mjs', 'export const tools = [{ name: "has space", handler: () => 1 }];\n');
+    const cli = run(['serve', path, '--port', '0']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain('Invalid tool name');
+  });
+
+  it('nothing to serve, or a bad flag, is a usage error (exit 2)', async () => {
+    const nothing = run(['serve']);
+    expect(await nothing.exited).toBe(2);
+    expect(nothing.stderr()).toContain('Nothing to serve');
+    const badPort = run(['serve', '--demo', '--port', 'eighty']);
+    expect(await badPort.exited).toBe(2);
+    expect(badPort.stderr()).toContain('--port');
+  });
+});

@@ -1,0 +1,701 @@
+/**
+ * One table of cases, run over every binding, asserting that they agree (DESIGN section 2: the outcome model is
+ * the same on every wire). Each binding contributes one adapter that speaks its wire with a real client and
+ * normalises the replies into a common shape; a later binding (MCP, Webtools) joins by adding its adapter to
+ * ADAPTERS. Each case states the expected transcript, so the bindings cannot agree on something wrong.
+ */
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { createParser } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerAuth } from '../src/core/auth.js';
+import {
+  createServer,
+  elicit,
+  failure,
+  McpLiteError,
+  needMoreResource,
+  type RunningServer,
+  serve,
+  type ToolDefinition,
+} from '../src/index.js';
+import {
+  errorDetails,
+  jsonToStruct,
+  type McpLiteClient,
+  makeClient,
+  readStream,
+  structToJson,
+  toolRequest,
+  unary,
+} from './support/grpc-client.js';
+
+// ---- the common shape ----
+
+/** The protocol-error classes every binding can express. */
+type ErrorClass =
+  | 'invalid_params'
+  | 'tool_not_found'
+  | 'promise_not_found'
+  | 'internal'
+  | 'deadline_exceeded'
+  | 'unauthenticated'
+  | 'cancelled'
+  | 'other';
+
+/** One reply, normalised: an outcome with its result fields, or a protocol error with its useful detail. */
+type Reply =
+  | {
+      kind: 'result';
+      response_type: string;
+      /** The result fields (content, failure, elicitation, resource_request), volatile values masked. */
+      fields: Record<string, unknown>;
+      /** Which meta fields are present (their values are per call). */
+      meta: {
+        promise_token: boolean;
+        estimated_completion: boolean;
+        timestamp: boolean;
+        server_version?: string;
+      };
+    }
+  | { kind: 'error'; class: ErrorClass; detail: Record<string, unknown> };
+
+/** A streamed call, normalised: the partials, then the final reply. */
+interface StreamReply {
+  partials: unknown[];
+  final: Reply;
+}
+
+/** A tool as listed, normalised. */
+interface ListedTool {
+  name: string;
+  type: string;
+  description: string;
+  inputSchema: unknown;
+}
+
+/** A call's normalised reply, plus the per-call values a follow-up call needs (masked in the reply). */
+interface Called {
+  reply: Reply;
+  token?: string;
+  state?: string;
+}
+
+/** What a case can do through a binding. */
+interface Session {
+  listTools(): Promise<ListedTool[]>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    elicitation?: { state: unknown; answers: unknown },
+  ): Promise<Called>;
+  stream(name: string, args?: Record<string, unknown>): Promise<StreamReply>;
+  close(): void;
+}
+
+/** Where a binding's server listens, and the bearer token to send (if any). */
+interface Endpoint {
+  running: RunningServer;
+  token?: string;
+}
+
+/** A binding under test: opens a session with its own real client. */
+interface BindingAdapter {
+  name: string;
+  open(endpoint: Endpoint): Session;
+}
+
+/** Masks what differs per call (signed states, promise tokens) so transcripts compare. */
+function mask(fields: Record<string, unknown>): Record<string, unknown> {
+  const e = fields.elicitation as Record<string, unknown> | undefined;
+  if (e && typeof e.state === 'string') return { ...fields, elicitation: { ...e, state: '<state>' } };
+  return fields;
+}
+
+/** The detail worth comparing for each class (messages differ by design: gRPC names the tool in it). */
+function errorDetail(cls: ErrorClass, data: Record<string, unknown>): Record<string, unknown> {
+  if (cls === 'tool_not_found') {
+    return {
+      requested_tool: data.requested_tool,
+      available_tools: data.available_tools,
+      suggestion: data.suggestion,
+    };
+  }
+  if (cls === 'invalid_params' && Array.isArray(data.errors)) {
+    // Field names as a person reads them (core may quote them in its messages).
+    return { fields: data.errors.map((e: { field: string }) => String(e.field).replace(/^'(.*)'$/, '$1')) };
+  }
+  return {};
+}
+
+// ---- adapter: MCP-lite HTTP (fetch, JSON-RPC, SSE) ----
+
+let nextId = 1;
+
+const httpAdapter: BindingAdapter = {
+  name: 'mcp-lite-http',
+  open({ running, token }) {
+    const base = `${running.url}/mcp-lite/v1/`;
+    const headers = (accept?: string): Record<string, string> => ({
+      'content-type': 'application/json',
+      ...(accept ? { accept } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    });
+    const callBody = (name: string, args?: Record<string, unknown>, elicitation?: unknown) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'tools/call',
+        params: { name, ...(args ? { arguments: args } : {}), ...(elicitation ? { elicitation } : {}) },
+      });
+
+    const fromResult = (result: Record<string, any>): Reply => {
+      const { _meta: meta, ...fields } = result;
+      return {
+        kind: 'result',
+        response_type: meta?.response_type ?? 'answer',
+        fields: mask(fields),
+        meta: {
+          promise_token: typeof meta?.promise_token === 'string',
+          estimated_completion: typeof meta?.estimated_completion === 'string',
+          timestamp: typeof meta?.timestamp === 'string' && !Number.isNaN(Date.parse(meta.timestamp)),
+          ...(meta?.server_version !== undefined ? { server_version: meta.server_version } : {}),
+        },
+      };
+    };
+    const fromError = (error: { code: number; data?: any }): Reply => {
+      const data = error.data ?? {};
+      let cls: ErrorClass;
+      switch (error.code) {
+        case -32601:
+          cls = data.requested_tool !== undefined ? 'tool_not_found' : 'other';
+          break;
+        case -32602:
+          cls = data.reason === 'unknown' ? 'promise_not_found' : 'invalid_params';
+          break;
+        case -32603:
+          cls = 'internal';
+          break;
+        case -32001:
+          cls = 'deadline_exceeded';
+          break;
+        case -32002:
+          cls = 'unauthenticated';
+          break;
+        case -32800:
+          cls = 'cancelled';
+          break;
+        default:
+          cls = 'other';
+      }
+      return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
+    };
+
+    return {
+      async listTools() {
+        const res = await fetch(`${base}tools`, { method: 'POST', headers: headers(), body: '{}' });
+        const body = (await res.json()) as { tools: any[] };
+        return body.tools.map((t) => ({
+          name: t.name,
+          type: t['@type'] ?? '',
+          description: t.description,
+          inputSchema: t.inputSchema,
+        }));
+      },
+      async call(name, args, elicitation) {
+        const res = await fetch(`${base}rpc`, {
+          method: 'POST',
+          headers: headers(),
+          body: callBody(name, args, elicitation),
+        });
+        if (res.status === 401) return { reply: { kind: 'error', class: 'unauthenticated', detail: {} } };
+        const body = (await res.json()) as { result?: any; error?: any };
+        if (body.error) return { reply: fromError(body.error) };
+        return {
+          reply: fromResult(body.result),
+          token: body.result._meta?.promise_token,
+          state: body.result.elicitation?.state,
+        };
+      },
+      async stream(name, args) {
+        const res = await fetch(`${base}rpc`, {
+          method: 'POST',
+          headers: headers('text/event-stream'),
+          body: callBody(name, args),
+        });
+        if (res.status === 401)
+          return { partials: [], final: { kind: 'error', class: 'unauthenticated', detail: {} } };
+        expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const partials: unknown[] = [];
+        let final: Reply | undefined;
+        const parser = createParser({
+          onEvent: (e) => {
+            const data = JSON.parse(e.data);
+            if (e.event === 'message') partials.push(data.partial);
+            else if (e.event === 'done') final = fromResult(data);
+            else if (e.event === 'error') final = fromError(data);
+          },
+        });
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          parser.feed(decoder.decode(chunk, { stream: true }));
+        }
+        if (!final) throw new Error('the SSE stream ended without done or error');
+        return { partials, final };
+      },
+      close() {},
+    };
+  },
+};
+
+// ---- adapter: MCP-lite gRPC (a client built from proto/mcplite.proto at run time) ----
+
+const GRPC_CLASS: Partial<Record<number, ErrorClass>> = {
+  [status.INVALID_ARGUMENT]: 'invalid_params',
+  [status.INTERNAL]: 'internal',
+  [status.DEADLINE_EXCEEDED]: 'deadline_exceeded',
+  [status.UNAUTHENTICATED]: 'unauthenticated',
+  [status.CANCELLED]: 'cancelled',
+};
+
+const grpcAdapter: BindingAdapter = {
+  name: 'mcp-lite-grpc',
+  open({ running, token }) {
+    const client: McpLiteClient = makeClient(running.grpc!.address, 'full');
+    const metadata = () => {
+      const md = new Metadata();
+      if (token) md.set('authorization', `Bearer ${token}`);
+      return md;
+    };
+    const fromResponse = (response: any): Reply => ({
+      kind: 'result',
+      response_type: String(response.meta.response_type).toLowerCase().replace(/_/g, '-'),
+      fields: mask(structToJson(response.result)),
+      meta: {
+        promise_token: response.meta.promise_token !== '',
+        estimated_completion: response.meta.estimated_completion !== '0',
+        timestamp: Number(response.meta.timestamp) > 0,
+        ...(response.meta.server_version !== '' ? { server_version: response.meta.server_version } : {}),
+      },
+    });
+    const fromError = (error: ServiceError): Reply => {
+      const info = errorDetails(error)?.errorInfo;
+      const data: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(info?.metadata ?? {})) {
+        try {
+          data[k] = k === 'errors' || k === 'available_tools' ? JSON.parse(v) : v;
+        } catch {
+          data[k] = v;
+        }
+      }
+      let cls: ErrorClass = GRPC_CLASS[error.code] ?? 'other';
+      if (error.code === status.NOT_FOUND) {
+        cls = info?.reason === 'PROMISE_NOT_FOUND' ? 'promise_not_found' : 'tool_not_found';
+      }
+      return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
+    };
+    return {
+      async listTools() {
+        const { response } = await unary(client, 'GetTools', {}, { metadata: metadata() });
+        return response.tools.map((t: any) => ({
+          name: t.name,
+          type: t.type,
+          description: t.description,
+          inputSchema: structToJson(t.input_schema),
+        }));
+      },
+      async call(name, args, elicitation) {
+        const extra = elicitation
+          ? {
+              elicitation: {
+                state: elicitation.state,
+                answers: jsonToStruct(elicitation.answers as Record<string, unknown>),
+              },
+            }
+          : {};
+        const { response, error } = await unary(client, 'CallTool', toolRequest(name, args, extra), {
+          metadata: metadata(),
+        });
+        if (error) return { reply: fromError(error) };
+        const fields = structToJson(response.result) as { elicitation?: { state?: string } };
+        return {
+          reply: fromResponse(response),
+          token: response.meta.promise_token || undefined,
+          state: fields.elicitation?.state,
+        };
+      },
+      async stream(name, args) {
+        const { messages, error } = await readStream(client, toolRequest(name, args), {
+          metadata: metadata(),
+        });
+        const partials = messages.filter((m) => m.partial).map((m) => structToJson(m.result).partial);
+        const finals = messages.filter((m) => !m.partial);
+        if (error) return { partials, final: fromError(error) };
+        expect(finals).toHaveLength(1);
+        expect(messages.at(-1).partial).toBe(false);
+        return { partials, final: fromResponse(finals[0]) };
+      },
+      close() {
+        client.close();
+      },
+    };
+  },
+};
+
+/** Every binding in the suite. A new binding adds its adapter here. */
+const ADAPTERS: BindingAdapter[] = [httpAdapter, grpcAdapter];
+
+// ---- the tools and the servers (one ToolServer per fixture, served over every binding at once) ----
+
+const VERSION = '9.9.9';
+
+const tools: ToolDefinition[] = [
+  {
+    name: 'echo',
+    '@type': 'query',
+    description: 'Echoes the message',
+    inputSchema: {
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' }, times: { type: 'integer', minimum: 1 } },
+    },
+    handler: (args: { message: string; times?: number }) => ({ echo: args.message, times: args.times ?? 1 }),
+  },
+  { name: 'list', description: 'A list answer', handler: () => ['a', 1, null, { b: [true, 2.5] }] },
+  { name: 'text', description: 'A string answer', handler: () => 'plain text' },
+  {
+    name: 'fail',
+    description: 'Fails',
+    handler: () => failure('Out of stock', { code: 'OOS', details: { sku: 'x1' } }),
+  },
+  {
+    name: 'ask',
+    description: 'Elicits a size',
+    handler: (_args, ctx) =>
+      ctx.elicitation
+        ? { size: ctx.elicitation.answers.size, step: (ctx.elicitation.context as { step: number }).step }
+        : elicit({
+            message: 'Which size?',
+            schema: {
+              type: 'object',
+              required: ['size'],
+              properties: { size: { type: 'string', enum: ['S', 'M', 'L'] } },
+            },
+            context: { step: 1 },
+          }),
+  },
+  {
+    name: 'more',
+    description: 'Needs more budget',
+    handler: () =>
+      needMoreResource({ resource: 'cost', requested: 5, granted: 1, unit: 'usd', message: 'Costs 5 USD' }),
+  },
+  {
+    name: 'slow',
+    description: 'Long-running',
+    longRunning: { estimatedMs: 100 },
+    handler: async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return { done: true };
+    },
+  },
+  {
+    name: 'report',
+    description: 'Streams',
+    handler: async function* () {
+      yield 'part one';
+      yield { part: 2 };
+      return { pages: 2 };
+    },
+  },
+  {
+    name: 'report_fail',
+    description: 'Streams, then fails',
+    handler: async (_args, ctx) => {
+      await ctx.partial('begun');
+      return failure('Printer jammed');
+    },
+  },
+  {
+    name: 'report_boom',
+    description: 'Streams, then throws',
+    handler: async (_args, ctx) => {
+      await ctx.partial('begun');
+      throw new Error('secret internals');
+    },
+  },
+  {
+    name: 'boom',
+    description: 'Throws',
+    handler: () => {
+      throw new Error('secret internals');
+    },
+  },
+  {
+    name: 'upstream',
+    description: 'Times out upstream',
+    handler: () => {
+      throw new McpLiteError('deadline_exceeded', 'The upstream timed out');
+    },
+  },
+];
+
+type FixtureName = 'open' | 'guarded' | 'guarded-with-token';
+
+const fixtures = new Map<FixtureName, Endpoint>();
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  const open = createServer({ tools, version: VERSION });
+  const openRunning = await serve(open, { port: 0, grpcPort: 0 });
+  const guarded = createServer({ tools, version: VERSION, authenticate: bearerAuth(['t0ken']) });
+  const guardedRunning = await serve(guarded, { port: 0, grpcPort: 0 });
+  fixtures.set('open', { running: openRunning });
+  fixtures.set('guarded', { running: guardedRunning });
+  fixtures.set('guarded-with-token', { running: guardedRunning, token: 't0ken' });
+  closers.push(
+    () => openRunning.close(1000),
+    () => guardedRunning.close(1000),
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(closers.map((c) => c()));
+});
+
+// ---- the table ----
+
+const META = { promise_token: false, estimated_completion: false, timestamp: true, server_version: VERSION };
+const answer = (content: unknown): Reply => ({
+  kind: 'result',
+  response_type: 'answer',
+  fields: { content },
+  meta: META,
+});
+
+/** The listing as core makes it, normalised like the adapters' (a throwaway server, closed at once). */
+function coreListing(): ListedTool[] {
+  const reference = createServer({ tools, version: VERSION });
+  const listed = reference.listTools().tools.map((t) => ({
+    name: t.name,
+    type: t['@type'] ?? '',
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
+  void reference.close();
+  return listed;
+}
+
+interface Case {
+  name: string;
+  fixture?: FixtureName;
+  /** Runs the case through one binding's session and returns its transcript. */
+  run(s: Session): Promise<unknown>;
+  expected: unknown;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'answer (object)',
+    run: async (s) => (await s.call('echo', { message: 'hi', times: 2 })).reply,
+    expected: answer({ echo: 'hi', times: 2 }),
+  },
+  {
+    name: 'answer (list)',
+    run: async (s) => (await s.call('list', {})).reply,
+    expected: answer(['a', 1, null, { b: [true, 2.5] }]),
+  },
+  { name: 'answer (string)', run: async (s) => (await s.call('text')).reply, expected: answer('plain text') },
+  {
+    name: 'failure',
+    run: async (s) => (await s.call('fail', {})).reply,
+    expected: {
+      kind: 'result',
+      response_type: 'failure',
+      fields: { failure: { message: 'Out of stock', code: 'OOS', details: { sku: 'x1' } } },
+      meta: META,
+    },
+  },
+  {
+    name: 'promise, then redeem',
+    async run(s) {
+      const promised = await s.call('slow', {});
+      expect(promised.token).toBeTypeOf('string');
+      const redeemed = await s.call('redeem', { promise: promised.token, wait_ms: 5000 });
+      return [promised.reply, redeemed.reply];
+    },
+    expected: [
+      {
+        kind: 'result',
+        response_type: 'promise',
+        fields: {},
+        meta: { ...META, promise_token: true, estimated_completion: true },
+      },
+      answer({ done: true }),
+    ],
+  },
+  {
+    name: 'elicitation, then the answer',
+    async run(s) {
+      const asked = await s.call('ask', {});
+      expect(asked.state).toBeTypeOf('string');
+      const answered = await s.call('ask', {}, { state: asked.state, answers: { size: 'M' } });
+      const refused = await s.call('ask', {}, { state: asked.state, answers: { size: 'XXL' } });
+      const forged = await s.call('ask', {}, { state: `${asked.state}x`, answers: { size: 'S' } });
+      return [asked.reply, answered.reply, refused.reply, forged.reply];
+    },
+    expected: [
+      {
+        kind: 'result',
+        response_type: 'elicitation',
+        fields: {
+          elicitation: {
+            message: 'Which size?',
+            requested_schema: {
+              type: 'object',
+              required: ['size'],
+              properties: { size: { type: 'string', enum: ['S', 'M', 'L'] } },
+            },
+            state: '<state>',
+          },
+        },
+        meta: META,
+      },
+      answer({ size: 'M', step: 1 }),
+      { kind: 'error', class: 'invalid_params', detail: { fields: ['size'] } },
+      { kind: 'error', class: 'invalid_params', detail: {} },
+    ],
+  },
+  {
+    name: 'request-for-more-resource',
+    run: async (s) => (await s.call('more', {})).reply,
+    expected: {
+      kind: 'result',
+      response_type: 'request-for-more-resource',
+      fields: {
+        resource_request: { resource: 'cost', requested: 5, granted: 1, unit: 'usd', message: 'Costs 5 USD' },
+      },
+      meta: META,
+    },
+  },
+  {
+    name: 'stream: partials, then the final answer with meta',
+    run: (s) => s.stream('report', {}),
+    expected: { partials: ['part one', { part: 2 }], final: answer({ pages: 2 }) },
+  },
+  {
+    name: 'stream: partials, then a failure',
+    run: (s) => s.stream('report_fail', {}),
+    expected: {
+      partials: ['begun'],
+      final: {
+        kind: 'result',
+        response_type: 'failure',
+        fields: { failure: { message: 'Printer jammed' } },
+        meta: META,
+      },
+    },
+  },
+  {
+    name: 'stream: partials, then an internal error',
+    run: (s) => s.stream('report_boom', {}),
+    expected: { partials: ['begun'], final: { kind: 'error', class: 'internal', detail: {} } },
+  },
+  {
+    name: 'stream: a protocol error before anything',
+    run: (s) => s.stream('echo', {}),
+    expected: {
+      partials: [],
+      final: { kind: 'error', class: 'invalid_params', detail: { fields: ['message'] } },
+    },
+  },
+  {
+    name: 'error: invalid params (missing required, wrong type)',
+    run: async (s) => [
+      (await s.call('echo', { times: 2 })).reply,
+      (await s.call('echo', { message: 'x', times: 'two' })).reply,
+      (await s.call('echo')).reply,
+    ],
+    expected: [
+      { kind: 'error', class: 'invalid_params', detail: { fields: ['message'] } },
+      { kind: 'error', class: 'invalid_params', detail: { fields: ['times'] } },
+      { kind: 'error', class: 'invalid_params', detail: { fields: ['message'] } },
+    ],
+  },
+  {
+    name: 'error: unknown tool, with the available tools and a suggestion',
+    run: async (s) => (await s.call('ecko', { message: 'hi' })).reply,
+    expected: {
+      kind: 'error',
+      class: 'tool_not_found',
+      detail: {
+        requested_tool: 'ecko',
+        available_tools: ['redeem', 'cancel', ...tools.map((t) => t.name)],
+        suggestion: "Did you mean 'echo'?",
+      },
+    },
+  },
+  {
+    name: 'error: unknown and malformed promise tokens',
+    run: async (s) => [
+      (await s.call('redeem', { promise: `prom_${'Q'.repeat(32)}` })).reply,
+      (await s.call('redeem', { promise: '!' })).reply,
+    ],
+    expected: [
+      { kind: 'error', class: 'promise_not_found', detail: {} },
+      { kind: 'error', class: 'invalid_params', detail: {} },
+    ],
+  },
+  {
+    name: 'error: internal, without leaked detail',
+    run: async (s) => (await s.call('boom', {})).reply,
+    expected: { kind: 'error', class: 'internal', detail: {} },
+  },
+  {
+    name: 'error: deadline exceeded (reported by the tool)',
+    run: async (s) => (await s.call('upstream', {})).reply,
+    expected: { kind: 'error', class: 'deadline_exceeded', detail: {} },
+  },
+  {
+    name: 'error: unauthenticated without a token',
+    fixture: 'guarded',
+    run: async (s) => [(await s.call('echo', { message: 'hi' })).reply, (await s.stream('report', {})).final],
+    expected: [
+      { kind: 'error', class: 'unauthenticated', detail: {} },
+      { kind: 'error', class: 'unauthenticated', detail: {} },
+    ],
+  },
+  {
+    name: 'auth: the same call with the token',
+    fixture: 'guarded-with-token',
+    run: async (s) => (await s.call('echo', { message: 'hi' })).reply,
+    expected: answer({ echo: 'hi', times: 1 }),
+  },
+  {
+    name: 'tool discovery: every tool, with its type, description and input schema',
+    run: (s) => s.listTools(),
+    // What core lists is the truth each binding must carry faithfully.
+    expected: coreListing(),
+  },
+];
+
+describe.each(CASES)('$name', (c) => {
+  it('every binding gives the expected transcript, so they all agree', async () => {
+    const endpoint = fixtures.get(c.fixture ?? 'open')!;
+    const transcripts: Array<{ binding: string; transcript: unknown }> = [];
+    for (const adapter of ADAPTERS) {
+      const session = adapter.open(endpoint);
+      try {
+        transcripts.push({ binding: adapter.name, transcript: await c.run(session) });
+      } finally {
+        session.close();
+      }
+    }
+    for (const t of transcripts)
+      expect({ binding: t.binding, transcript: t.transcript }).toEqual({
+        binding: t.binding,
+        transcript: c.expected,
+      });
+    const [first, ...rest] = transcripts;
+    for (const t of rest) expect(t.transcript).toEqual(first!.transcript);
+  });
+});

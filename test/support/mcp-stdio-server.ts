@@ -1,0 +1,13 @@
+/**
+ * The demo served over MCP stdio, for the interop tests (`node --import tsx test/support/mcp-stdio-server.ts`).
+ * Logs go to stderr; stdout carries only protocol messages.
+ */
+import { serverOptions, tools } from '../../examples/demo/index.js';
+import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { createServer } from '../../src/create-server.js';
+
+const server = createServer({ ...serverOptions, tools });
+const stdio = serveStdio(server);
+await stdio.closed;
+await server.close();
+process.exit(0);
