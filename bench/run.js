@@ -21,7 +21,12 @@ for (const file of files) {
   try {
     const mod = await import(pathToFileURL(join(dir, file)).href);
     const r = (await mod.default()) ?? {};
-    results.push({ name, ok: r.ok !== false, summary: r.summary ?? [], seconds: (performance.now() - started) / 1000 });
+    results.push({
+      name,
+      ok: r.ok !== false,
+      summary: r.summary ?? [],
+      seconds: (performance.now() - started) / 1000,
+    });
   } catch (err) {
     console.error(`\nsection ${name} failed:`, err);
     results.push({ name, ok: false, summary: [`failed: ${err?.message ?? err}`], seconds: 0 });

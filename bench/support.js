@@ -1,6 +1,7 @@
 // Helpers shared by the benchmark sections: child processes that announce a URL, and number formatting.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,19 +10,27 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Spawns `node args…` and waits until a stdout line matches `pattern` (its first group is returned as `match`).
- * stderr is passed through so that crashes are visible.
+ * stderr is passed through so that crashes are visible. `ipc: true` opens a message channel (child.send).
  */
-export async function startChild(args, pattern, { timeoutMs = 20_000, env, nodeOptions = [] } = {}) {
+export async function startChild(
+  args,
+  pattern,
+  { timeoutMs = 20_000, env, nodeOptions = [], ipc = false } = {},
+) {
   const child = spawn(process.execPath, [...nodeOptions, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
   });
   let output = '';
   const match = await new Promise((resolveMatch, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`node ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms; output:\n${output}`));
+      reject(
+        new Error(
+          `node ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms; output:\n${output}`,
+        ),
+      );
     }, timeoutMs);
     child.stdout.setEncoding('utf8');
     let found = false;
@@ -37,7 +46,11 @@ export async function startChild(args, pattern, { timeoutMs = 20_000, env, nodeO
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`node ${args.join(' ')} exited (${code ?? signal}) before printing ${pattern}; output:\n${output}`));
+      reject(
+        new Error(
+          `node ${args.join(' ')} exited (${code ?? signal}) before printing ${pattern}; output:\n${output}`,
+        ),
+      );
     });
   });
   // Keep draining stdout so the child never blocks on a full pipe.
@@ -63,4 +76,19 @@ export function fmt(n, digits = 0) {
 /** Formats a byte count as MiB with one decimal. */
 export function mib(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux); undefined elsewhere. The clock tick
+ * is taken as 10 ms (USER_HZ is 100 on every common Linux), so measure over seconds, not milliseconds.
+ */
+export function cpuTimeMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may contain spaces: utime is the 12th, stime 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }

@@ -116,14 +116,17 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
 function trackResponses(http: Server): { finished(withinMs: number): Promise<void> } {
   let open = 0;
   let waiters: Array<() => void> = [];
+  // One shared listener and `on` rather than a closure per request and `once`: a response closes only once,
+  // and this runs on every request.
+  const closed = () => {
+    if (--open > 0 || waiters.length === 0) return;
+    const ready = waiters;
+    waiters = [];
+    for (const w of ready) w();
+  };
   http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     open++;
-    res.once('close', () => {
-      if (--open > 0 || waiters.length === 0) return;
-      const ready = waiters;
-      waiters = [];
-      for (const w of ready) w();
-    });
+    res.on('close', closed);
   });
   return {
     finished(withinMs) {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeClient, unary } from './support/grpc-client.js';
 import { callMessage, post, readSse, rpc, type SseEvent } from './support/mcp-lite-http.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,7 +57,7 @@ function run(args: string[], env: Record<string, string> = {}): Cli {
 
 /** Runs `mcplite serve ...` and waits for the listening line. */
 async function start(args: string[], env: Record<string, string> = {}): Promise<ListeningCli> {
-  const cli = run(['serve', '--port', '0', ...args], env);
+  const cli = run(['serve', '--port', '0', '--grpc-port', '0', ...args], env);
   const base = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const m = LISTENING.exec(cli.stdout());
@@ -121,6 +122,33 @@ describe('mcplite serve --demo', () => {
     const listening = await logLine(cli, (e) => e.msg === 'listening');
     expect(listening).toMatchObject({ level: 30, name: 'mcplite', url: cli.base, auth: false });
     expect(listening.tools).toEqual(expect.arrayContaining(['search_documents', 'redeem']));
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('serves MCP-lite HTTP, full MCP and gRPC at once, and announces each', async () => {
+    const cli = await start(['--demo']);
+    await waitFor(() => /mcplite gRPC \(mcplite\.MCPLite\) on (\S+)/.test(cli.stdout()));
+    const grpcAddress = /mcplite gRPC \(mcplite\.MCPLite\) on (\S+)/.exec(cli.stdout())![1]!;
+    const mcpUrl = /mcplite MCP \(Streamable HTTP\) on (\S+)/.exec(cli.stdout())![1]!;
+    const client = makeClient(grpcAddress);
+    const listed = await unary(client, 'GetTools', {});
+    client.close();
+    expect(listed.response.tools.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['redeem', 'search_documents']),
+    );
+    const mcp = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
+    expect(await mcp.text()).toContain('"protocolVersion":"2025-06-18"');
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
   });
@@ -239,7 +267,7 @@ describe('mcplite serve <module>', () => {
 describe('mcplite serve errors', () => {
   it('a module without tools exits 2 with a clear message', async () => {
     const path = moduleFile('empty.mjs', 'export const answer = 42;\nexport default { hello: "world" };\n');
-    const cli = run(['serve', path, '--port', '0']);
+    const cli = run(['serve', path, '--port', '0', '--grpc-port', 'off']);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain(`mcplite: No tools found in ${path}`);
     expect(cli.stderr()).toContain('export a "tools" array');
@@ -268,3 +296,12 @@ describe('mcplite serve errors', () => {
     expect(badPort.stderr()).toContain('--port');
   });
 });
+
+/** Polls `ready` until it holds (for output that arrives in more than one chunk). */
+async function waitFor(ready: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

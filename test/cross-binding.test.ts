@@ -122,7 +122,7 @@ function errorDetail(cls: ErrorClass, data: Record<string, unknown>): Record<str
   }
   if (cls === 'invalid_params' && Array.isArray(data.errors)) {
     // Field names as a person reads them (core may quote them in its messages).
-    return { fields: data.errors.map((e: { field: string }) => String(e.field).replace(/^'(.*)'$/, '$1')) };
+    return { fields: data.errors.map((e: { field: string }) => String(e.field)) };
   }
   return {};
 }
@@ -348,6 +348,13 @@ const ADAPTERS: BindingAdapter[] = [httpAdapter, grpcAdapter];
 
 const VERSION = '9.9.9';
 
+const SIZE_SCHEMA = {
+  type: 'object',
+  required: ['size'],
+  properties: { size: { type: 'string', enum: ['S', 'M', 'L'] } },
+};
+const COLOUR_SCHEMA = { type: 'object', required: ['colour'], properties: { colour: { type: 'string' } } };
+
 const tools: ToolDefinition[] = [
   {
     name: 'echo',
@@ -381,6 +388,19 @@ const tools: ToolDefinition[] = [
               properties: { size: { type: 'string', enum: ['S', 'M', 'L'] } },
             },
             context: { step: 1 },
+          }),
+  },
+  {
+    name: 'ask_two',
+    description: 'Elicits a size and a colour in one round',
+    handler: (_args, ctx) =>
+      ctx.elicitation
+        ? ctx.elicitation.answers
+        : elicit({
+            requests: {
+              size: { message: 'Which size?', schema: SIZE_SCHEMA },
+              colour: { message: 'Which colour?', schema: COLOUR_SCHEMA },
+            },
           }),
   },
   {
@@ -563,6 +583,53 @@ const CASES: Case[] = [
       answer({ size: 'M', step: 1 }),
       { kind: 'error', class: 'invalid_params', detail: { fields: ['size'] } },
       { kind: 'error', class: 'invalid_params', detail: {} },
+    ],
+  },
+  {
+    name: 'multi-request elicitation: partial answer, the rest asked again, then the answer',
+    async run(s) {
+      const asked = await s.call('ask_two', {});
+      const partial = await s.call('ask_two', {}, { state: asked.state, answers: { size: { size: 'M' } } });
+      const done = await s.call(
+        'ask_two',
+        {},
+        { state: partial.state, answers: { colour: { colour: 'red' } } },
+      );
+      const refused = await s.call('ask_two', {}, { state: asked.state, answers: { size: { size: 'XXL' } } });
+      return [asked.reply, partial.reply, done.reply, refused.reply];
+    },
+    expected: [
+      {
+        kind: 'result',
+        response_type: 'elicitation',
+        fields: {
+          elicitation: {
+            message: 'Which size? Which colour?',
+            requested_schema: { type: 'object', properties: { size: SIZE_SCHEMA, colour: COLOUR_SCHEMA } },
+            state: '<state>',
+            requests: {
+              size: { message: 'Which size?', requested_schema: SIZE_SCHEMA },
+              colour: { message: 'Which colour?', requested_schema: COLOUR_SCHEMA },
+            },
+          },
+        },
+        meta: META,
+      },
+      {
+        kind: 'result',
+        response_type: 'elicitation',
+        fields: {
+          elicitation: {
+            message: 'Which colour?',
+            requested_schema: { type: 'object', properties: { colour: COLOUR_SCHEMA } },
+            state: '<state>',
+            requests: { colour: { message: 'Which colour?', requested_schema: COLOUR_SCHEMA } },
+          },
+        },
+        meta: META,
+      },
+      answer({ size: { size: 'M' }, colour: { colour: 'red' } }),
+      { kind: 'error', class: 'invalid_params', detail: { fields: ['size.size'] } },
     ],
   },
   {

@@ -1,7 +1,8 @@
 /**
  * The conformance fixture: the tools, resources and prompts the official MCP conformance suite
  * (`@modelcontextprotocol/conformance server --suite all`) expects, defined once with mcplite's core API. What core
- * has no concept of yet (sampling, roots, several input requests in one round) is written as native MCP tools.
+ * has no concept of yet (sampling and roots requests, alone or mixed with elicitations) is written as native MCP
+ * tools.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { McpNativePrompt, McpNativeTool } from '../../src/bindings/mcp/engine.js';

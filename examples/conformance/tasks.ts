@@ -72,6 +72,35 @@ export const taskTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'multi_input',
+    description:
+      'Asks for a name and a confirmation in the same round (runs as a task that waits for both inputs)',
+    inputSchema: { type: 'object', properties: {} },
+    longRunning: { estimatedMs: 500 },
+    handler: (_args, ctx) => {
+      if (!ctx.elicitation) {
+        return elicit({
+          requests: {
+            name: {
+              message: 'What is your name?',
+              schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            },
+            confirm: {
+              message: 'Go ahead?',
+              schema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+            },
+          },
+        });
+      }
+      // Core calls the handler only once both requests are answered, each checked against its schema.
+      const { name, confirm } = ctx.elicitation.answers as {
+        name: { name: string };
+        confirm: { confirm: boolean };
+      };
+      return text(confirm.confirm ? `Done for ${name.name}` : `Stopped for ${name.name}`);
+    },
+  },
+  {
     name: 'test_tool_with_task',
     description: 'Asks for a name synchronously, then finishes as a task',
     inputSchema: { type: 'object', properties: {} },

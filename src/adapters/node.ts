@@ -24,7 +24,6 @@ class NodeRequest implements NeutralRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly remoteAddress: string | undefined;
   private controller: AbortController | undefined;
 
   constructor(
@@ -35,7 +34,11 @@ class NodeRequest implements NeutralRequest {
     this.path = pathOf(req.url ?? '/');
     // node joins repeated headers with ", " except set-cookie, which requests do not carry.
     this.headers = req.headers as Record<string, string | undefined>;
-    this.remoteAddress = req.socket.remoteAddress;
+  }
+
+  // A getter: node asks the socket (a call into C++) and few requests ever need the address.
+  get remoteAddress(): string | undefined {
+    return this.req.socket?.remoteAddress;
   }
 
   get signal(): AbortSignal {
@@ -64,10 +67,15 @@ class NodeRequest implements NeutralRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      // Settled once; later events are ignored rather than unsubscribed from: removing four listeners costs
+      // every request more than the flag, and the request object goes away with them.
+      let settled = false;
       const onData = (chunk: Buffer) => {
+        if (settled) return;
         size += chunk.length;
         if (size > limit) {
-          cleanup();
+          settled = true;
+          chunks.length = 0;
           // Stop reading: the response says Connection: close, so the rest is never buffered.
           this.req.pause();
           reject(tooLarge(limit));
@@ -76,22 +84,21 @@ class NodeRequest implements NeutralRequest {
         chunks.push(chunk);
       };
       const onEnd = () => {
-        cleanup();
+        if (settled) return;
+        settled = true;
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       };
       const onError = (err: Error) => {
-        cleanup();
+        if (settled) return;
+        settled = true;
+        chunks.length = 0;
         reject(
           new McpLiteError('cancelled', 'The request body could not be read', undefined, { cause: err }),
         );
       };
       // A connection that closes before the body ended must not leave this promise (and its chunks) pending.
-      const onClose = () => onError(new Error('the connection closed before the body ended'));
-      const cleanup = () => {
-        this.req.off('data', onData);
-        this.req.off('end', onEnd);
-        this.req.off('error', onError);
-        this.req.off('close', onClose);
+      const onClose = () => {
+        if (!settled) onError(new Error('the connection closed before the body ended'));
       };
       this.req.on('data', onData);
       this.req.on('end', onEnd);
@@ -124,29 +131,52 @@ function tooLarge(limit: number): McpLiteError {
 }
 
 /**
- * Writes a neutral response, streaming async-iterable bodies chunk by chunk and waiting for 'drain'. A client
- * that goes away ends the stream at once, even while the producer is idle, so that it can stop.
+ * Writes a neutral response. A whole body is written at once and nothing is returned: a promise here would cost
+ * every request extra microtask turns. A streamed body is handed to `writeStream`, whose promise is returned.
  */
-async function writeResponse(
+function writeResponse(
   req: IncomingMessage,
   res: ServerResponse,
   response: NeutralResponse,
-): Promise<void> {
+): Promise<void> | undefined {
   const { body, status } = response;
   // A body nobody read (an early 4xx, a 413) would otherwise be read to its end just to be thrown away.
   if (!req.complete) res.setHeader('connection', 'close');
   if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
-    if (status !== 204 && status !== 304) {
-      res.setHeader(
-        'content-length',
-        body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-      );
+    if (status === 204 || status === 304) res.writeHead(status, response.headers);
+    else {
+      const length =
+        body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+      res.writeHead(status, withContentLength(response.headers, length));
     }
-    res.writeHead(status, response.headers);
     res.end(body);
-    return;
+    return undefined;
   }
-  res.writeHead(status, response.headers);
+  return writeStream(res, status, response.headers, body);
+}
+
+/**
+ * The headers plus Content-Length, in one object for writeHead: a setHeader() before writeHead() would put node
+ * on its slower path, which validates and copies every header once more. A Content-Length the binding set
+ * itself (lower-case, as all header names here) still wins, as it did with setHeader.
+ */
+function withContentLength(headers: Record<string, string>, length: number): Record<string, string | number> {
+  const all: Record<string, string | number> = { 'content-length': length };
+  for (const name in headers) all[name] = headers[name]!;
+  return all;
+}
+
+/**
+ * Streams an async-iterable body chunk by chunk, waiting for 'drain'. A client that goes away ends the stream
+ * at once, even while the producer is idle, so that it can stop.
+ */
+async function writeStream(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: AsyncIterable<string | Uint8Array>,
+): Promise<void> {
+  res.writeHead(status, headers);
   res.flushHeaders();
   res.socket?.setNoDelay(true);
   const closed = new Promise<typeof CLOSED>((resolve) => {
@@ -190,21 +220,25 @@ export interface NodeListenerOptions {
 /** Turns a neutral handler into a `(req, res)` listener for `node:http` (or anything that takes one). */
 export function toNodeListener(handler: NeutralHandler, options: NodeListenerOptions = {}) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    handler(new NodeRequest(req, res))
-      .then((response) =>
+    const fail = (err: unknown) => {
+      options.onError?.(err);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(INTERNAL_BODY);
+      } else res.destroy();
+    };
+    // One then(ok, fail) with a try/catch rather than then().catch(): a promise and a microtask less per request.
+    handler(new NodeRequest(req, res)).then((response) => {
+      try {
         writeResponse(
           req,
           res,
           response ?? { status: 404, headers: { 'content-type': 'application/json' }, body: NOT_FOUND_BODY },
-        ),
-      )
-      .catch((err) => {
-        options.onError?.(err);
-        if (!res.headersSent) {
-          res.writeHead(500, { 'content-type': 'application/json' });
-          res.end(INTERNAL_BODY);
-        } else res.destroy();
-      });
+        )?.catch(fail);
+      } catch (err) {
+        fail(err);
+      }
+    }, fail);
   };
 }
 

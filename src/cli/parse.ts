@@ -23,3 +23,9 @@ export function normaliseBase(base: string): string {
   if (!b.endsWith('/')) b += '/';
   return b;
 }
+
+/** A port number, or `off`/`false` for "do not listen" (commander parser). */
+export function portOrOff(value: string): number | false {
+  if (/^(off|false|no)$/i.test(value.trim())) return false;
+  return integer(0, 65535)(value);
+}

@@ -7,7 +7,7 @@ import { CliError } from './errors.js';
 import { loadToolModule } from './load-module.js';
 import { demoModulePath } from './locate.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
-import { collectTokens, integer, normaliseBase } from './parse.js';
+import { collectTokens, integer, normaliseBase, portOrOff } from './parse.js';
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
@@ -22,6 +22,9 @@ export interface ServeFlags {
   heartbeat?: number;
   grace: number;
   token?: string[];
+  grpcPort: number | false;
+  grpcHost?: string;
+  stdio?: boolean;
 }
 
 /** Adds `serve [module]` to the program. */
@@ -31,6 +34,7 @@ export function registerServe(program: Command): void {
     .description('Serve the tools of a module over MCP-lite HTTP')
     .argument('[module]', 'a .js/.mjs module (or .ts, with tsx installed) that exports tools')
     .option('--demo', 'serve the bundled demo tools (examples/demo)')
+    .option('--stdio', 'speak MCP over stdin/stdout instead of listening (logs go to stderr)')
     .addOption(
       new Option('--port <n>', 'port to listen on (0 picks a free one)')
         .argParser(integer(0, 65535))
@@ -56,6 +60,15 @@ export function registerServe(program: Command): void {
         .argParser(integer(0))
         .default(10_000),
     )
+    .addOption(
+      new Option(
+        '--grpc-port <n|off>',
+        'also serve the MCP-lite gRPC binding on this port (0 picks one; off: no gRPC)',
+      )
+        .argParser(portOrOff)
+        .default(50_051),
+    )
+    .option('--grpc-host <addr>', 'address the gRPC listener binds (default: --host)')
     .option(
       '--token <token...>',
       'require one of these bearer tokens (prefer env MCPLITE_TOKENS, comma separated: flags show up in ps)',
@@ -81,10 +94,13 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       logger,
       ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
       ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
+      // Replicas behind one load balancer must share the key that signs elicitation states.
+      ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
     });
   } catch (err) {
     throw new CliError(`Invalid tools in ${loaded.path}: ${(err as Error).message}`, 2, { cause: err });
   }
+  if (flags.stdio) return runStdio(server);
   const basePath = normaliseBase(flags.base);
   let running: RunningServer;
   try {
@@ -94,6 +110,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       basePath,
       ...(flags.maxBody !== undefined ? { maxBodyBytes: flags.maxBody } : {}),
       ...(flags.heartbeat !== undefined ? { heartbeatMs: flags.heartbeat } : {}),
+      grpcPort: flags.grpcPort,
+      ...(flags.grpcHost !== undefined ? { grpcHost: flags.grpcHost } : {}),
     });
   } catch (err) {
     await server.close();
@@ -104,6 +122,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const url = `${running.url}${basePath}`;
   // The one line on stdout: scripts and tests wait for it and read the (possibly picked) port from it.
   process.stdout.write(`mcplite listening on ${url}\n`);
+  process.stdout.write(`mcplite MCP (Streamable HTTP) on ${running.url}/mcp\n`);
+  if (running.grpc) process.stdout.write(`mcplite gRPC (mcplite.MCPLite) on ${running.grpc.address}\n`);
   logger.info(
     {
       url,
@@ -111,6 +131,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       version: server.version,
       tools: server.catalog.names(),
       auth: tokens.length > 0,
+      grpc: running.grpc?.address,
     },
     'listening',
   );
@@ -119,6 +140,15 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   }
   exitOnSignals(running, server, logger, flags.grace);
   return running;
+}
+
+/** MCP over stdio until the client closes stdin; resolves never (the process exits). */
+async function runStdio(server: ToolServer): Promise<never> {
+  const { serveStdio } = await import('../bindings/mcp/stdio.js');
+  const stdio = serveStdio(server);
+  await stdio.closed;
+  await server.close();
+  process.exit(0);
 }
 
 function isLoopback(host: string): boolean {

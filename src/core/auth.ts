@@ -23,7 +23,9 @@ export interface Credentials {
  * The authentication hook. Return a principal to accept, or undefined (or throw) to reject with
  * `unauthenticated`, which each binding reports natively (HTTP 401 + WWW-Authenticate, gRPC UNAUTHENTICATED).
  */
-export type Authenticate = (credentials: Credentials) => Principal | undefined | Promise<Principal | undefined>;
+export type Authenticate = (
+  credentials: Credentials,
+) => Principal | undefined | Promise<Principal | undefined>;
 
 /**
  * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) and names the caller

@@ -94,7 +94,10 @@ export class Catalog {
   private insert(definition: ToolDefinition, system: boolean): void {
     const { name } = definition;
     if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-      throw new McpLiteError('invalid_request', `Invalid tool name ${JSON.stringify(name)}: use [A-Za-z0-9_.-]{1,128}`);
+      throw new McpLiteError(
+        'invalid_request',
+        `Invalid tool name ${JSON.stringify(name)}: use [A-Za-z0-9_.-]{1,128}`,
+      );
     }
     if (this.tools.has(name)) throw new McpLiteError('invalid_request', `Duplicate tool name "${name}"`);
     if (!system && this.reserved.has(name)) {
@@ -119,8 +122,12 @@ export class Catalog {
       definition,
       wire,
       validateInput: compileValidator(inputSchema, `the input of tool "${name}"`),
-      validateOutput: outputSchema ? compileValidator(outputSchema, `the output of tool "${name}"`) : undefined,
-      longRunningEstimateMs: lr ? ((typeof lr === 'object' ? lr.estimatedMs : undefined) ?? DEFAULT_ESTIMATE_MS) : undefined,
+      validateOutput: outputSchema
+        ? compileValidator(outputSchema, `the output of tool "${name}"`)
+        : undefined,
+      longRunningEstimateMs: lr
+        ? ((typeof lr === 'object' ? lr.estimatedMs : undefined) ?? DEFAULT_ESTIMATE_MS)
+        : undefined,
     });
   }
 }

@@ -10,7 +10,11 @@ export interface ContextInit {
   principal: Principal | undefined;
   elicitation: ElicitationAnswers | undefined;
   background: boolean;
-  clientSignal: AbortSignal | undefined;
+  /**
+   * Where the client's signal is read from, on first use only: a binding may make its signal lazily (the node
+   * adapter's costs an AbortController and a 'close' listener), and most calls never need one.
+   */
+  client: { readonly signal?: AbortSignal | undefined };
   onPartial: ((data: unknown) => void | Promise<void>) | undefined;
   logger: Logger;
   requestId: string | number | undefined;
@@ -28,13 +32,23 @@ export class CallContext implements ToolContext {
   private isBackground: boolean;
   private controller: AbortController | undefined;
   private childLog: Logger | undefined;
+  // Kept field by field rather than as `init`, so that `client` (possibly the whole request) can be let go
+  // once its signal has been read: promised work may outlive the request by hours.
+  private client: ContextInit['client'] | undefined;
+  private readonly onPartial: ContextInit['onPartial'];
+  private readonly logger: Logger;
+  private readonly requestId: string | number | undefined;
 
-  constructor(private readonly init: ContextInit) {
+  constructor(init: ContextInit) {
     this.tool = init.tool;
     this.principal = init.principal;
     this.elicitation = init.elicitation;
     this.isBackground = init.background;
     this.streaming = init.onPartial !== undefined;
+    this.client = init.client;
+    this.onPartial = init.onPartial;
+    this.logger = init.logger;
+    this.requestId = init.requestId;
   }
 
   get background(): boolean {
@@ -46,12 +60,12 @@ export class CallContext implements ToolContext {
   }
 
   get log(): Logger {
-    this.childLog ??= this.init.logger.child({ tool: this.tool, requestId: this.init.requestId });
+    this.childLog ??= this.logger.child({ tool: this.tool, requestId: this.requestId });
     return this.childLog;
   }
 
   partial(data: unknown): Promise<void> {
-    const sink = this.init.onPartial;
+    const sink = this.onPartial;
     if (!sink) return DONE;
     const r = sink(data);
     return r === undefined ? DONE : r;
@@ -62,7 +76,8 @@ export class CallContext implements ToolContext {
     if (!this.controller) {
       const controller = new AbortController();
       this.controller = controller;
-      const client = this.init.clientSignal;
+      const client = this.client?.signal;
+      this.client = undefined;
       if (client) {
         if (client.aborted) controller.abort(client.reason);
         else
@@ -81,6 +96,9 @@ export class CallContext implements ToolContext {
 
   /** Detaches the work from the client: from now on only a promise cancel (or shutdown) aborts it. */
   detach(): AbortController {
+    // Work detached before anything linked it to the client never needs the client's signal: not reading it
+    // spares the binding from making one (the node adapter's costs an AbortController and a listener).
+    if (!this.controller) this.client = undefined;
     const controller = this.abortController();
     this.isBackground = true;
     return controller;

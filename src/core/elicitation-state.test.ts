@@ -20,9 +20,9 @@ describe('signed elicitation state', () => {
     const signer = new ElicitationSigner('secret', 60_000);
     const state = signer.sign(payload);
     const [body, mac] = state.split('.') as [string, string];
-    const altered = Buffer.from(JSON.stringify({ ...payload, context: { step: 99 }, exp: Date.now() + 1e6 })).toString(
-      'base64url',
-    );
+    const altered = Buffer.from(
+      JSON.stringify({ ...payload, context: { step: 99 }, exp: Date.now() + 1e6 }),
+    ).toString('base64url');
     expect(() => signer.verify(`${altered}.${mac}`, 'book')).toThrow(/forged/);
     expect(() => signer.verify(`${body}.AAAA`, 'book')).toThrow(/forged/);
     expect(() => signer.verify('no-dot', 'book')).toThrow(/malformed/);

@@ -6,8 +6,20 @@ import type { JsonSchema } from './schema.js';
 export interface ElicitationStatePayload {
   /** The tool that asked; the state is only good for a call of the same tool. */
   tool: string;
-  /** The schema the answers must satisfy. */
-  schema: JsonSchema;
+  /** The schema the answers must satisfy (single-form elicitations). */
+  schema?: JsonSchema;
+  /**
+   * Multi-request elicitations: every request the handler made (answered or not), by name, so that the open
+   * ones can be asked again and each answer checked against its own schema.
+   */
+  requests?: Record<string, { message: string; schema: JsonSchema }>;
+  /** Multi-request: the handler's overall message, if it gave one. */
+  message?: string;
+  /**
+   * Multi-request: the answers given in earlier rounds, already validated. Signed, so a partial answer cannot
+   * be altered when the client comes back with the rest.
+   */
+  answers?: Record<string, unknown>;
   /** The handler's own context. */
   context: unknown;
   /** Expiry, epoch milliseconds. */
@@ -30,7 +42,9 @@ export class ElicitationSigner {
 
   /** Encodes `base64url(payload).base64url(hmac)`. */
   sign(payload: Omit<ElicitationStatePayload, 'exp'>): string {
-    const body = Buffer.from(JSON.stringify({ ...payload, exp: Date.now() + this.ttlMs })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ ...payload, exp: Date.now() + this.ttlMs })).toString(
+      'base64url',
+    );
     return `${body}.${this.mac(body)}`;
   }
 
@@ -60,5 +74,7 @@ export class ElicitationSigner {
 }
 
 function invalid(reason: string): McpLiteError {
-  return new McpLiteError('invalid_params', `Invalid elicitation state (${reason.replace('_', ' ')})`, { reason });
+  return new McpLiteError('invalid_params', `Invalid elicitation state (${reason.replace('_', ' ')})`, {
+    reason,
+  });
 }

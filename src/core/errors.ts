@@ -49,7 +49,12 @@ export class McpLiteError extends Error {
   readonly code: ErrorCode;
   readonly data: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, data?: Record<string, unknown>, options?: { cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    data?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'McpLiteError';
     this.code = code;
@@ -63,7 +68,8 @@ export class McpLiteError extends Error {
  */
 export function toMcpLiteError(err: unknown): McpLiteError {
   if (err instanceof McpLiteError) return err;
-  if (isAbortError(err)) return new McpLiteError('cancelled', 'The call was cancelled', undefined, { cause: err });
+  if (isAbortError(err))
+    return new McpLiteError('cancelled', 'The call was cancelled', undefined, { cause: err });
   return new McpLiteError('internal', 'Internal error', undefined, { cause: err });
 }
 

@@ -26,9 +26,24 @@ export interface PromiseOutcome {
 export interface ElicitationOutcome {
   type: 'elicitation';
   message: string;
+  /**
+   * What the answers must look like. For several requests: an object with one (optional) property per request
+   * still open, so that a client that knows only the single form can still show and answer it.
+   */
   requestedSchema: JsonSchema;
   /** Server-signed, opaque; the client returns it unchanged with the answers. */
   state: string;
+  /**
+   * Present when the handler asked for several inputs in one round: the requests still open, by name. The
+   * answers are then keyed by request name; answering only some of them gets a new elicitation for the rest.
+   */
+  requests?: Record<string, ElicitationRequestOutcome>;
+}
+
+/** One open request of a multi-request elicitation. */
+export interface ElicitationRequestOutcome {
+  message: string;
+  requestedSchema: JsonSchema;
 }
 /** The call needs a larger budget than it was given: which resource and how much. */
 export interface ResourceRequestOutcome {
@@ -75,11 +90,31 @@ export type HandlerOutcome =
   | (ResourceRequestOutcome & { [OUTCOME]: true })
   | (ElicitRequest & { [OUTCOME]: true });
 
-/** What a handler asks for when it elicits; core signs `context` into the state. */
-export interface ElicitRequest {
-  type: 'elicit';
+/** What a handler asks for when it elicits; core signs `context` (and the requests) into the state. */
+export type ElicitRequest = { type: 'elicit' } & ElicitInput;
+
+/**
+ * The argument of `elicit()`: one form (`message` + `schema`, answered by one object), or several named
+ * requests asked in the same round (`requests`, answered by an object keyed by request name). Several requests
+ * exist because some clients (MCP input_required, tasks) show them side by side and may answer them one at a
+ * time: core keeps the answers given so far in the signed state and calls the handler once all are in.
+ */
+export type ElicitInput = SingleElicitInput | MultiElicitInput;
+
+/** One form. */
+export interface SingleElicitInput {
   message: string;
   schema: SchemaInput;
+  /** Anything the handler wants back with the answers (kept in the signed state, so keep it small). */
+  context?: unknown;
+  requests?: undefined;
+}
+
+/** Several named requests in one round; names are identifiers (letters, digits, `_`, `.`, `-`; at most 64). */
+export interface MultiElicitInput {
+  requests: Record<string, { message: string; schema: SchemaInput }>;
+  /** Overall text for clients that show one question; default: the open requests' messages. */
+  message?: string;
   /** Anything the handler wants back with the answers (kept in the signed state, so keep it small). */
   context?: unknown;
 }
@@ -99,8 +134,12 @@ export function failure(message: string, options: { code?: string; details?: unk
   return { [OUTCOME]: true, type: 'failure', message, ...options };
 }
 
-/** Ask the user for more input; the client calls the same tool again with the answers and the signed state. */
-export function elicit(request: Omit<ElicitRequest, 'type'>): HandlerOutcome {
+/**
+ * Ask the user for more input; the client calls the same tool again with the answers and the signed state.
+ * `elicit({ message, schema })` asks one form; `elicit({ requests: { name: { message, schema }, … } })` asks
+ * several at once, and the handler sees `ctx.elicitation.answers` keyed by request name once all are answered.
+ */
+export function elicit(request: ElicitInput): HandlerOutcome {
   return { [OUTCOME]: true, type: 'elicit', ...request };
 }
 

@@ -126,11 +126,16 @@ export class PromptCatalog {
       }
     }
     const value = await entry.definition.handler(values, ctx);
-    if (typeof value === 'string')
-      return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
-    if (Array.isArray(value)) return { messages: value };
-    const description = value.description ?? entry.definition.description;
-    return { ...(description !== undefined ? { description } : {}), messages: value.messages };
+    const rendered: RenderedPrompt =
+      typeof value === 'string'
+        ? { messages: [{ role: 'user', content: { type: 'text', text: value } }] }
+        : Array.isArray(value)
+          ? { messages: value }
+          : value;
+    const description = rendered.description ?? entry.definition.description;
+    return description !== undefined
+      ? { description, messages: rendered.messages }
+      : { messages: rendered.messages };
   }
 
   /** Completion values for a prompt argument; empty when the prompt has no completer for it. */

@@ -16,7 +16,10 @@ describe('schema validation', () => {
   const schema = {
     type: 'object',
     required: ['query'],
-    properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+    properties: {
+      query: { type: 'string' },
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    },
   };
 
   it('fills defaults and accepts valid input', () => {
@@ -30,25 +33,35 @@ describe('schema validation', () => {
     expect(missing.code).toBe('invalid_params');
     expect(missing.message).toContain("'query' is required");
     const tooBig = errorOf(() => validate({ query: 'x', limit: 500 }));
-    expect(tooBig.data?.errors).toEqual([{ field: "'limit'", message: 'must be <= 100', expected: 100 }]);
+    expect(tooBig.data?.errors).toEqual([{ field: 'limit', message: 'must be <= 100', expected: 100 }]);
     const wrongType = errorOf(() => validate({ query: 5 }));
     expect(wrongType.message).toContain("'query' must be of type string");
   });
 
   it('speaks draft-07 when the schema says so, and draft 2020-12 otherwise', () => {
     const draft07 = compileValidator(
-      { $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }], additionalItems: false },
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'array',
+        items: [{ type: 'string' }],
+        additionalItems: false,
+      },
       'draft-07',
     );
     expect(draft07(['a'])).toEqual(['a']);
     expect(() => draft07(['a', 'b'])).toThrow(McpLiteError);
-    const draft2020 = compileValidator({ type: 'array', prefixItems: [{ type: 'string' }], items: false }, '2020-12');
+    const draft2020 = compileValidator(
+      { type: 'array', prefixItems: [{ type: 'string' }], items: false },
+      '2020-12',
+    );
     expect(draft2020(['a'])).toEqual(['a']);
     expect(() => draft2020(['a', 1])).toThrow(McpLiteError);
   });
 
   it('converts zod schemas to JSON Schema', () => {
-    const json = toJsonSchema(z.object({ query: z.string().describe('Search query'), limit: z.number().int().optional() }));
+    const json = toJsonSchema(
+      z.object({ query: z.string().describe('Search query'), limit: z.number().int().optional() }),
+    );
     expect(json).toMatchObject({
       type: 'object',
       required: ['query'],
@@ -58,6 +71,8 @@ describe('schema validation', () => {
   });
 
   it('refuses a broken schema at definition time', () => {
-    expect(() => compileValidator({ type: 'no-such-type' }, 'tool "x"')).toThrow(/Invalid JSON Schema for tool "x"/);
+    expect(() => compileValidator({ type: 'no-such-type' }, 'tool "x"')).toThrow(
+      /Invalid JSON Schema for tool "x"/,
+    );
   });
 });

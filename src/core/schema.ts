@@ -33,7 +33,9 @@ function stripDialect(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
-const addFormats = ((ajvFormats as any).default?.default ?? (ajvFormats as any).default) as (ajv: Ajv) => void;
+const addFormats = ((ajvFormats as any).default?.default ?? (ajvFormats as any).default) as (
+  ajv: Ajv,
+) => void;
 
 // One instance per dialect: compiling is the expensive part, so validators are compiled once per tool.
 let ajv2020: Ajv2020 | undefined;
@@ -77,11 +79,11 @@ const MAX_REPORTED_ERRORS = 10;
 function invalidParams(what: string, errors: ErrorObject[]): McpLiteError {
   const problems = errors.slice(0, MAX_REPORTED_ERRORS).map(describe);
   const first = problems[0];
-  const message = first ? `Invalid ${what}: ${first.field} ${first.message}` : `Invalid ${what}`;
+  const message = first ? `Invalid ${what}: '${first.field}' ${first.message}` : `Invalid ${what}`;
   return new McpLiteError('invalid_params', message, { errors: problems });
 }
 
-/** One validation problem in words a person (or a model) can act on: which field, what was expected. */
+/** One validation problem in words a person (or a model) can act on: which field (a dotted path), what was expected. */
 export interface FieldProblem {
   field: string;
   message: string;
@@ -89,7 +91,7 @@ export interface FieldProblem {
 }
 
 function describe(e: ErrorObject): FieldProblem {
-  const base = e.instancePath ? `'${e.instancePath.slice(1).replaceAll('/', '.')}'` : 'value';
+  const base = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(value)';
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
@@ -102,13 +104,20 @@ function describe(e: ErrorObject): FieldProblem {
     case 'type':
       return { field: base, message: `must be of type ${String(p.type)}`, expected: p.type };
     case 'enum':
-      return { field: base, message: `must be one of ${JSON.stringify(p.allowedValues)}`, expected: p.allowedValues };
+      return {
+        field: base,
+        message: `must be one of ${JSON.stringify(p.allowedValues)}`,
+        expected: p.allowedValues,
+      };
     default:
-      return { field: base, message: e.message ?? 'is invalid', ...(p.limit !== undefined ? { expected: p.limit } : {}) };
+      return {
+        field: base,
+        message: e.message ?? 'is invalid',
+        ...(p.limit !== undefined ? { expected: p.limit } : {}),
+      };
   }
 }
 
 function fieldName(parent: string, child: string): string {
-  const path = parent ? `${parent.slice(1).replaceAll('/', '.')}.${child}` : child;
-  return `'${path}'`;
+  return parent ? `${parent.slice(1).replaceAll('/', '.')}.${child}` : child;
 }

@@ -1,15 +1,14 @@
 import type { Authenticate, Principal } from './auth.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
 import { CallContext } from './context.js';
-import { ElicitationSigner } from './elicitation-state.js';
+import { type ElicitationReply, Elicitations } from './elicitations.js';
 import { McpLiteError, toMcpLiteError } from './errors.js';
 import { type Logger, silentLogger } from './logger.js';
 import { type CallResult, isHandlerOutcome, type Outcome, type ResponseMeta } from './outcomes.js';
 import { MAX_REDEEM_WAIT_MS, PromiseManager, toSettlement } from './promises/manager.js';
-import { PromptCatalog, type PromptDefinition } from './prompts.js';
 import type { PromiseStore, Settlement } from './promises/store.js';
-import { type ResourceDefinition, ResourceCatalog, type ResourceTemplateDefinition } from './resources.js';
-import { compileValidator, toJsonSchema, type Validator } from './schema.js';
+import { PromptCatalog, type PromptDefinition } from './prompts.js';
+import { ResourceCatalog, type ResourceDefinition, type ResourceTemplateDefinition } from './resources.js';
 import { closestName } from './suggest.js';
 import type { ElicitationAnswers, ToolDefinition } from './tool.js';
 
@@ -54,8 +53,11 @@ export interface CallRequest {
   name: string;
   /** The arguments; must be an object (undefined means `{}`). */
   arguments?: unknown;
-  /** Present when the call answers an elicitation: the signed state and the user's answers. */
-  elicitation?: { state: unknown; answers: unknown };
+  /**
+   * Present when the call answers an elicitation: the signed state and the user's answers. When only some of
+   * several requests are answered, the call ends in a new elicitation for the others and the handler does not run.
+   */
+  elicitation?: ElicitationReply;
   /** The authenticated caller. */
   principal?: Principal;
   /** Aborts the call (client hang-up, cancel, deadline: the abort reason says which). */
@@ -70,7 +72,10 @@ export interface CallRequest {
 export const REDEEM_TOOL = 'redeem';
 export const CANCEL_TOOL = 'cancel';
 
-type SystemCall = (args: Record<string, unknown>, signal: AbortSignal | undefined) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
+type SystemCall = (
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
 
 interface PendingCall {
   startedAt: number;
@@ -82,7 +87,6 @@ interface PendingCall {
   reject: (e: unknown) => void;
 }
 
-const MAX_CACHED_ANSWER_VALIDATORS = 256;
 const MAX_TOOL_NAME_ECHO = 256;
 
 /**
@@ -110,10 +114,9 @@ export class ToolServer {
   private readonly store: PromiseStore | undefined;
   private readonly answerBudgetMs: number;
   private readonly maxRunMs: number;
-  private readonly signer: ElicitationSigner;
+  private readonly elicitations: Elicitations;
   private readonly systemCalls = new Map<string, SystemCall>();
   private readonly pending = new Set<PendingCall>();
-  private readonly answerValidators = new Map<string, Validator>();
   private sweeper: NodeJS.Timeout | undefined;
   private inFlightCount = 0;
   private idleWaiters: Array<() => void> = [];
@@ -127,7 +130,7 @@ export class ToolServer {
     this.store = options.promiseStore;
     this.answerBudgetMs = this.store ? (options.answerBudgetMs ?? 10_000) : 0;
     this.maxRunMs = options.maxRunMs ?? 600_000;
-    this.signer = new ElicitationSigner(options.secret, options.elicitationTtlMs ?? 600_000);
+    this.elicitations = new Elicitations(options.secret, options.elicitationTtlMs ?? 600_000);
     const reserved = new Set(this.store ? [REDEEM_TOOL, CANCEL_TOOL] : []);
     if (!this.store && options.tools.some((t) => t.longRunning)) {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
@@ -173,7 +176,11 @@ export class ToolServer {
     let elicitation: ElicitationAnswers | undefined;
     try {
       args = this.checkArguments(tool, request.arguments);
-      if (request.elicitation !== undefined) elicitation = this.checkElicitation(request.name, request.elicitation);
+      if (request.elicitation !== undefined) {
+        const checked = this.elicitations.check(request.name, request.elicitation);
+        if (checked.reask) return this.reask(tool, checked.reask, startedAt);
+        elicitation = checked.complete;
+      }
     } catch (err) {
       return Promise.reject(err);
     }
@@ -188,11 +195,7 @@ export class ToolServer {
       principal: request.principal,
       elicitation,
       background: false,
-      // Read through to the request only when the context needs it: a binding may make its signal lazily (the
-      // node adapter's costs an AbortController and a 'close' listener), and synchronous tools never need one.
-      get clientSignal() {
-        return request.signal;
-      },
+      client: request,
       onPartial: request.onPartial,
       logger: this.logger,
       requestId: request.requestId,
@@ -303,8 +306,29 @@ export class ToolServer {
     const work = this.backgroundWork(tool, context, controller, () =>
       this.settleValue(tool, tool.definition.handler(args, context), context),
     ).finally(() => this.end());
-    const outcome = await this.promises!.register(tool.wire.name, tool.longRunningEstimateMs!, controller, work);
+    const outcome = await this.promises!.register(
+      tool.wire.name,
+      tool.longRunningEstimateMs!,
+      controller,
+      work,
+    );
     return this.result(outcome, performance.now() - startedAt);
+  }
+
+  /**
+   * A partly answered multi-request elicitation: core asks again for the open requests without running the
+   * handler. A long-running tool still answers with a promise (settled at once), so that its clients, and the
+   * MCP tasks built on promises, see one shape whatever the round.
+   */
+  private async reask(tool: CompiledTool, outcome: Outcome, startedAt: number): Promise<CallResult> {
+    if (tool.longRunningEstimateMs === undefined || !this.promises) {
+      return this.result(outcome, performance.now() - startedAt);
+    }
+    const promised = await this.promises.settled(
+      tool.wire.name,
+      toSettlement({ outcome }, performance.now() - startedAt),
+    );
+    return this.result(promised, performance.now() - startedAt);
   }
 
   /** Promotes a call that outlived the answer budget into a promise. */
@@ -348,7 +372,8 @@ export class ToolServer {
     return Promise.race([work, aborted])
       .then(
         (outcome) => toSettlement({ outcome }, performance.now() - startedAt),
-        (err) => toSettlement({ error: this.handlerError(err, context, tool) }, performance.now() - startedAt),
+        (err) =>
+          toSettlement({ error: this.handlerError(err, context, tool) }, performance.now() - startedAt),
       )
       .finally(() => clearTimeout(limit));
   }
@@ -376,13 +401,17 @@ export class ToolServer {
         };
       case 'request-for-more-resource': {
         const { type, resource, requested, granted, unit, message } = value;
-        return { type, resource, requested, message, ...(granted !== undefined ? { granted } : {}), ...(unit ? { unit } : {}) };
+        return {
+          type,
+          resource,
+          requested,
+          message,
+          ...(granted !== undefined ? { granted } : {}),
+          ...(unit ? { unit } : {}),
+        };
       }
-      case 'elicit': {
-        const requestedSchema = toJsonSchema(value.schema);
-        const state = this.signer.sign({ tool: tool.wire.name, schema: requestedSchema, context: value.context ?? null });
-        return { type: 'elicitation', message: value.message, requestedSchema, state };
-      }
+      case 'elicit':
+        return this.elicitations.outcome(tool.wire.name, value);
     }
   }
 
@@ -392,7 +421,10 @@ export class ToolServer {
         tool.validateOutput(result, 'result');
       } catch (err) {
         throw new McpLiteError('internal', 'Internal error', undefined, {
-          cause: new Error(`Tool "${tool.wire.name}" returned a result that does not match its outputSchema`, { cause: err }),
+          cause: new Error(
+            `Tool "${tool.wire.name}" returned a result that does not match its outputSchema`,
+            { cause: err },
+          ),
         });
       }
     }
@@ -426,22 +458,6 @@ export class ToolServer {
     return tool.validateInput(args) as Record<string, unknown>;
   }
 
-  private checkElicitation(tool: string, elicitation: { state: unknown; answers: unknown }): ElicitationAnswers {
-    const payload = this.signer.verify(elicitation.state, tool);
-    const key = JSON.stringify(payload.schema);
-    let validate = this.answerValidators.get(key);
-    if (!validate) {
-      validate = compileValidator(payload.schema, `the elicitation of tool "${tool}"`);
-      if (this.answerValidators.size >= MAX_CACHED_ANSWER_VALIDATORS) this.answerValidators.clear();
-      this.answerValidators.set(key, validate);
-    }
-    const answers = elicitation.answers ?? {};
-    if (typeof answers !== 'object' || Array.isArray(answers)) {
-      throw new McpLiteError('invalid_params', 'Invalid elicitation answers: must be an object');
-    }
-    return { answers: validate(answers, 'elicitation answers') as Record<string, unknown>, context: payload.context };
-  }
-
   private toolNotFound(name: string): McpLiteError {
     const available = this.catalog.names();
     // Tool names are at most 128 characters: a much longer request gets no (quadratic) suggestion and is not
@@ -460,7 +476,8 @@ export class ToolServer {
 
   private handlerError(err: unknown, context: CallContext, tool: CompiledTool): McpLiteError {
     const e = toMcpLiteError(err);
-    if (e.code === 'internal') context.log.error({ err: e.cause ?? err, tool: tool.wire.name }, 'tool handler failed');
+    if (e.code === 'internal')
+      context.log.error({ err: e.cause ?? err, tool: tool.wire.name }, 'tool handler failed');
     return e;
   }
 
@@ -491,7 +508,10 @@ export class ToolServer {
   }
 
   private addSystemTools(promises: PromiseManager): void {
-    const tokenSchema = { type: 'string', description: 'The promise token received from a previous operation' };
+    const tokenSchema = {
+      type: 'string',
+      description: 'The promise token received from a previous operation',
+    };
     this.catalog.add(
       {
         name: REDEEM_TOOL,
@@ -507,7 +527,8 @@ export class ToolServer {
               type: 'integer',
               minimum: 0,
               maximum: MAX_REDEEM_WAIT_MS,
-              description: 'Wait up to this long for the work to finish before answering with a fresh promise',
+              description:
+                'Wait up to this long for the work to finish before answering with a fresh promise',
             },
           },
         },
@@ -537,17 +558,26 @@ export class ToolServer {
 
 let isoMs = Number.NaN;
 let isoText = '';
+let isoSecond = Number.NaN;
+let isoPrefix = '';
 
 /**
- * The current time as ISO-8601, as `new Date().toISOString()` returns it. Formatting costs about as much as a
- * small tool call, and under load many calls end within the same millisecond (the format's resolution), so the
- * text is reused until the clock moves.
+ * The current time as ISO-8601, exactly as `new Date().toISOString()` writes it. Formatting a Date costs about
+ * as much as a small tool call, so the text is reused within a millisecond (the format's resolution, and many
+ * calls end within one under load) and otherwise only the milliseconds are appended to the cached rest.
  */
 function isoNow(): string {
   const now = Date.now();
   if (now !== isoMs) {
     isoMs = now;
-    isoText = new Date(now).toISOString();
+    const ms = now % 1000;
+    const second = now - ms;
+    if (second !== isoSecond) {
+      isoSecond = second;
+      // "2026-01-02T03:04:05.000Z" without "000Z"; slicing from the end also suits six-digit years.
+      isoPrefix = new Date(second).toISOString().slice(0, -4);
+    }
+    isoText = `${isoPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
   }
   return isoText;
 }
@@ -561,7 +591,11 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }
 
 /** Runs an async generator handler: each yield is a partial, the return value is the answer; stops on abort. */

@@ -23,7 +23,8 @@ export function closestName(wanted: string, candidates: readonly string[]): stri
   let bestScore = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
     const lc = c.toLowerCase();
-    const score = lc.includes(w) || w.includes(lc) ? Math.abs(lc.length - w.length) * 0.1 : editDistance(w, lc);
+    const score =
+      lc.includes(w) || w.includes(lc) ? Math.abs(lc.length - w.length) * 0.1 : editDistance(w, lc);
     if (score < bestScore) {
       bestScore = score;
       best = c;

@@ -14,7 +14,10 @@ export interface ToolAnnotations {
 
 /** The answers to an elicitation, verified against the signed state, as the handler sees them. */
 export interface ElicitationAnswers {
-  /** The user's answers, validated against the schema the handler asked with. */
+  /**
+   * The user's answers, validated against the schema the handler asked with. For `elicit({ requests })`: keyed
+   * by request name, every request answered (core asks again for missing ones before calling the handler).
+   */
   answers: Record<string, unknown>;
   /** The `context` the handler put into `elicit(...)`. */
   context: unknown;

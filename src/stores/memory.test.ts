@@ -5,7 +5,14 @@ import { MemoryPromiseStore } from './memory.js';
 
 function record(token = newPromiseToken(), ttl = 60_000): PromiseRecord {
   const now = Date.now();
-  return { token, tool: 't', status: 'pending', createdAt: now, expiresAt: now + ttl, estimatedCompletion: now };
+  return {
+    token,
+    tool: 't',
+    status: 'pending',
+    createdAt: now,
+    expiresAt: now + ttl,
+    estimatedCompletion: now,
+  };
 }
 const answer = (n: number) => ({ outcome: { type: 'answer' as const, result: n }, processingTimeMs: 1 });
 

@@ -56,7 +56,7 @@ export class MemoryPromiseStore implements PromiseStore {
 
   async settle(token: string, settlement: Settlement): Promise<boolean> {
     const r = this.records.get(token);
-    if (!r || r.status !== 'pending') return false;
+    if (r?.status !== 'pending') return false;
     r.status = 'settled';
     r.settlement = settlement;
     this.events.emit(token);
@@ -65,16 +65,20 @@ export class MemoryPromiseStore implements PromiseStore {
 
   async cancel(token: string): Promise<boolean> {
     const r = this.records.get(token);
-    if (!r || r.status !== 'pending') return false;
+    if (r?.status !== 'pending') return false;
     r.status = 'cancelled';
     this.events.emit(token);
     this.events.emit('cancel', token);
     return true;
   }
 
-  async waitSettled(token: string, timeoutMs: number, signal?: AbortSignal): Promise<PromiseRecord | undefined> {
+  async waitSettled(
+    token: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<PromiseRecord | undefined> {
     const current = this.records.get(token);
-    if (!current || current.status !== 'pending' || timeoutMs <= 0 || signal?.aborted) return this.get(token);
+    if (current?.status !== 'pending' || timeoutMs <= 0 || signal?.aborted) return this.get(token);
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);

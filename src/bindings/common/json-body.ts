@@ -49,6 +49,8 @@ function exceedsDepth(text: string, max: number): boolean {
  */
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
+  // What nearly every client sends; it needs none of the parsing below (which splits and lower-cases).
+  if (value === 'application/json') return true;
   const [mediaType, ...params] = value.split(';');
   const type = mediaType!.trim().toLowerCase();
   const isJson = type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));

@@ -2,6 +2,7 @@ import { Metadata, status } from '@grpc/grpc-js';
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, Outcome, ResponseMeta, ResponseType } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
+import { toWireElicitation } from '../common/elicitation.js';
 import { encodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.js';
 import { type StructObject, toStruct } from './struct.js';
 
@@ -80,7 +81,7 @@ export function toToolResponse(result: CallResult): WireToolResponse {
  * - answer: `{ content }` (any JSON value, so arrays and strings fit a Struct)
  * - failure: `{ failure: { message, code?, details? } }`
  * - promise: `{}` (the token is in meta, as spec A.3)
- * - elicitation: `{ elicitation: { message, requested_schema, state } }`
+ * - elicitation: `{ elicitation: { message, requested_schema, state, requests? } }`
  * - request-for-more-resource: `{ resource_request: { resource, requested, granted?, unit?, message } }`
  */
 export function resultFields(outcome: Outcome): Record<string, unknown> {
@@ -94,13 +95,7 @@ export function resultFields(outcome: Outcome): Record<string, unknown> {
     case 'promise':
       return {};
     case 'elicitation':
-      return {
-        elicitation: {
-          message: outcome.message,
-          requested_schema: outcome.requestedSchema,
-          state: outcome.state,
-        },
-      };
+      return { elicitation: toWireElicitation(outcome) };
     case 'request-for-more-resource': {
       const { type: _t, ...resourceRequest } = outcome;
       return { resource_request: resourceRequest };

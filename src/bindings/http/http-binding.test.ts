@@ -240,7 +240,7 @@ describe('protocol errors', () => {
     expect(body.error!.code).toBe(-32602);
     expect(body.error!.message).toContain('b');
     expect(body.error!.data.errors).toEqual([
-      expect.objectContaining({ field: "'b'", message: 'must be of type number' }),
+      expect.objectContaining({ field: 'b', message: 'must be of type number' }),
     ]);
   });
 
@@ -248,7 +248,7 @@ describe('protocol errors', () => {
     const body = await callTool(t.rpcUrl, 'echo', {});
     expect(body.error!.code).toBe(-32602);
     expect(body.error!.data.errors).toEqual([
-      expect.objectContaining({ field: "'text'", message: 'is required' }),
+      expect.objectContaining({ field: 'text', message: 'is required' }),
     ]);
   });
 
@@ -353,7 +353,7 @@ describe('elicitation', () => {
       },
     );
     expect(second.error!.code).toBe(-32602);
-    expect(second.error!.data.errors[0].field).toBe("'email'");
+    expect(second.error!.data.errors[0].field).toBe('email');
   });
 
   it('rejects an altered state', async () => {

@@ -1,7 +1,7 @@
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
-import type { ToolServer } from '../../core/server.js';
+import type { CallRequest, ToolServer } from '../../core/server.js';
 import { isJsonContentType, parseJsonBody } from '../common/json-body.js';
 import {
   errorResponse,
@@ -25,8 +25,6 @@ export interface HttpBindingOptions {
   maxBatchSize?: number;
 }
 
-const LIST_ENDPOINTS = new Set(['listtools', 'tools']);
-const RPC_ENDPOINTS = new Set(['calltools', 'rpc']);
 const JSON_HEADERS = { 'content-type': JSON_TYPE };
 const BEARER_CHALLENGE = 'Bearer realm="mcplite"';
 
@@ -47,8 +45,10 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     if (!request.path.startsWith(base)) return undefined;
     let endpoint = request.path.slice(base.length);
     if (endpoint.endsWith('/')) endpoint = endpoint.slice(0, -1);
-    const isList = LIST_ENDPOINTS.has(endpoint);
-    if (!isList && !RPC_ENDPOINTS.has(endpoint)) {
+    // Compared directly rather than looked up in a Set: `endpoint` is a fresh string, which a Set would hash.
+    const isList = endpoint === 'listtools' || endpoint === 'tools';
+    const isPrompts = endpoint === 'prompts';
+    if (!isList && !isPrompts && endpoint !== 'calltools' && endpoint !== 'rpc') {
       return fail(new McpLiteError('method_not_found', `Not found: ${request.path}`), 404);
     }
     try {
@@ -59,7 +59,10 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       const token = bearerToken(request.headers.authorization);
       let principal: Principal | undefined;
       try {
-        principal = await authenticateOrThrow(server.authenticate, { token, headers: request.headers });
+        // Without a hook there is nothing to wait for; not calling the async helper saves a microtask per request.
+        principal = server.authenticate
+          ? await authenticateOrThrow(server.authenticate, { token, headers: request.headers })
+          : undefined;
       } catch (err) {
         // RFC 6750: a request without credentials gets the bare challenge, a rejected token `invalid_token`.
         const challenge =
@@ -82,6 +85,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       }
       const body = parseJsonBody(await request.readBody(maxBody));
       if (isList) return listTools(body);
+      if (isPrompts) return await prompts(body, request, principal);
       return await rpc(body, request, principal);
     } catch (err) {
       return failWith(toMcpLiteError(err));
@@ -98,6 +102,35 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       throw new McpLiteError('invalid_request', 'Invalid Request: send an empty JSON object {}');
     }
     return { status: 200, headers: JSON_HEADERS, body: server.listTools().json };
+  }
+
+  /**
+   * POST `prompts` (spec 8.1, sketched there): `{}` lists the prompts as `{ "prompts": [...] }`; `{ name,
+   * arguments }` renders one as `{ description?, messages }`. Unknown prompts and bad arguments are 400.
+   */
+  async function prompts(
+    body: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new McpLiteError(
+        'invalid_request',
+        'Invalid Request: send {} to list prompts or { name, arguments }',
+      );
+    }
+    const { name, arguments: args } = body as { name?: unknown; arguments?: unknown };
+    if (name === undefined) {
+      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: server.prompts.list() }) };
+    }
+    try {
+      const rendered = await server.prompts.get(name, args, { signal: request.signal, principal });
+      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(rendered) };
+    } catch (err) {
+      const e = toMcpLiteError(err);
+      if (e.code === 'invalid_params') return fail(e, 400);
+      throw e;
+    }
   }
 
   async function rpc(
@@ -144,8 +177,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     principal: Principal | undefined,
   ): NeutralResponse {
     return streamCall(
-      (onPartial) =>
-        server.callTool({ ...callParams(message), principal, signal: request.signal, onPartial }),
+      (onPartial) => server.callTool(new ToolCall(message, request, principal, onPartial)),
       heartbeatMs,
       logInternal,
     );
@@ -203,11 +235,9 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
             'Invalid params: tools/call needs params { name, arguments }',
           );
         }
-        const result = await server.callTool({
-          ...callParams(m as JsonRpcRequest & { params: Record<string, unknown> }),
-          principal,
-          signal: request.signal,
-        });
+        const result = await server.callTool(
+          new ToolCall(m as JsonRpcRequest & { params: Record<string, unknown> }, request, principal),
+        );
         return JSON.stringify(toWireResult(result));
       }
       default:
@@ -219,23 +249,47 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   }
 }
 
-/** The core call fields of a tools/call request (name, arguments, and the answer to an elicitation). */
-function callParams(m: JsonRpcRequest & { params: Record<string, unknown> }) {
-  const { name, arguments: args, elicitation } = m.params;
-  if (typeof name !== 'string') {
-    throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
-      errors: [{ field: 'name', message: 'is required and must be a string' }],
-    });
-  }
-  let answer: { state: unknown; answers: unknown } | undefined;
-  if (elicitation !== undefined) {
-    if (typeof elicitation !== 'object' || elicitation === null) {
-      throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
+/**
+ * A tools/call request as core takes it: the name, the arguments and the answer to an elicitation, checked.
+ * A class rather than an object literal because `signal` has to be a getter: the node adapter makes its signal
+ * (an AbortController and a 'close' listener, a good part of a small call's cost) on first use, and core reads
+ * it only for calls that outlive a tick. (Literals with getters or spreads are also slow to build.)
+ */
+class ToolCall implements CallRequest {
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly requestId: string | number | undefined;
+  readonly elicitation: { state: unknown; answers: unknown } | undefined;
+
+  constructor(
+    m: JsonRpcRequest & { params: Record<string, unknown> },
+    private readonly request: NeutralRequest,
+    readonly principal: Principal | undefined,
+    readonly onPartial?: (data: unknown) => void | Promise<void>,
+  ) {
+    const { name, arguments: args, elicitation } = m.params;
+    if (typeof name !== 'string') {
+      throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
+        errors: [{ field: 'name', message: 'is required and must be a string' }],
+      });
     }
-    const e = elicitation as Record<string, unknown>;
-    answer = { state: e.state, answers: e.answers };
+    let answer: { state: unknown; answers: unknown } | undefined;
+    if (elicitation !== undefined) {
+      if (typeof elicitation !== 'object' || elicitation === null) {
+        throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
+      }
+      const e = elicitation as Record<string, unknown>;
+      answer = { state: e.state, answers: e.answers };
+    }
+    this.name = name;
+    this.arguments = args;
+    this.requestId = m.id ?? undefined;
+    this.elicitation = answer;
   }
-  return { name, arguments: args, requestId: m.id ?? undefined, ...(answer ? { elicitation: answer } : {}) };
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
 }
 
 function fail(err: McpLiteError, status: number, extraHeaders: Record<string, string> = {}): NeutralResponse {

@@ -163,7 +163,7 @@ describe('SSE streaming (spec 4.3, A.4)', () => {
     const events = await readSse(await postSse(t.rpcUrl, callMessage('report', { topic: 7 })));
     expect(events.map((e) => e.event)).toEqual(['error']);
     expect(events[0]!.data.code).toBe(-32602);
-    expect(events[0]!.data.data.errors[0].field).toBe("'topic'");
+    expect(events[0]!.data.data.errors[0].field).toBe('topic');
   });
 
   it('sends an error event for a bad tool name', async () => {

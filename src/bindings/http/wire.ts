@@ -1,12 +1,13 @@
 import type { McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
+import { toWireElicitation } from '../common/elicitation.js';
 
 /**
  * The MCP-lite HTTP result object of each outcome (documented in docs/wire-format.md):
  * - answer: `{ content, _meta }` (as spec A.2)
  * - failure: `{ failure: { message, code?, details? }, _meta }`
  * - promise: `{ _meta }` with `promise_token` and `estimated_completion` (as spec A.3)
- * - elicitation: `{ elicitation: { message, requested_schema, state }, _meta }`
+ * - elicitation: `{ elicitation: { message, requested_schema, state, requests? }, _meta }`
  * - request-for-more-resource: `{ resource_request: { resource, requested, granted?, unit?, message }, _meta }`
  */
 export function toWireResult({ outcome, meta }: CallResult): Record<string, unknown> {
@@ -20,14 +21,7 @@ export function toWireResult({ outcome, meta }: CallResult): Record<string, unkn
     case 'promise':
       return { _meta: meta };
     case 'elicitation':
-      return {
-        elicitation: {
-          message: outcome.message,
-          requested_schema: outcome.requestedSchema,
-          state: outcome.state,
-        },
-        _meta: meta,
-      };
+      return { elicitation: toWireElicitation(outcome), _meta: meta };
     case 'request-for-more-resource': {
       const { type: _t, ...resourceRequest } = outcome;
       return { resource_request: resourceRequest, _meta: meta };

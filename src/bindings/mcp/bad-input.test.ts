@@ -82,6 +82,11 @@ describe('HTTP envelope', () => {
     expect(r.json.error.code).toBe(-32600);
   });
 
+  it('refuses a compressed body with 415', async () => {
+    const r = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'content-encoding': 'gzip' });
+    expect(r.status).toBe(415);
+  });
+
   it('refuses an Accept that names neither JSON nor SSE with 406', async () => {
     const r = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'text/html' });
     expect(r.status).toBe(406);

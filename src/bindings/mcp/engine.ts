@@ -1,9 +1,11 @@
 import type { Principal } from '../../core/auth.js';
+import type { ElicitationReply } from '../../core/elicitations.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import { noticeKind } from '../../core/notices.js';
-import type { CallResult } from '../../core/outcomes.js';
+import type { CallResult, ElicitationOutcome, ElicitationRequestOutcome } from '../../core/outcomes.js';
 import type { CallRequest, ToolServer } from '../../core/server.js';
 import type { JsonRpcId, JsonRpcRequest } from '../common/jsonrpc.js';
+import { inputRequests, toElicitationReply } from './input-requests.js';
 import {
   checkStateless,
   isHandshakeRevision,
@@ -13,7 +15,7 @@ import {
   SUPPORTED_REVISIONS,
 } from './revisions.js';
 import type { McpSession } from './sessions.js';
-import { elicitationRequest, inputKey, type TaskRegistry } from './tasks.js';
+import type { TaskRegistry } from './tasks.js';
 import { LOG_LEVELS, logPasses, McpProtocolError, paginate, toCallToolResult, toMcpTool } from './wire.js';
 
 /**
@@ -149,6 +151,8 @@ export class McpEngine {
   private readonly inFlight = new Map<string, AbortController>();
   private readonly native = new Map<string, McpNativeTool>();
   private readonly nativePrompts = new Map<string, McpNativePrompt>();
+  private readonly headerCache = new Map<string, Array<{ field: string; header: string; label: string }>>();
+  private headerCacheVersion = -1;
   private toolsCache: { version: number; tools: Record<string, unknown>[] } | undefined;
   /** The tasks extension, when promises are on. */
   tasks: TaskRegistry | undefined;
@@ -342,6 +346,29 @@ export class McpEngine {
     return this.server.catalog.get(name)?.wire.inputSchema ?? this.native.get(name)?.tool.inputSchema;
   }
 
+  /** The arguments of a tool that travel as `Mcp-Param-*` headers (`x-mcp-header`), cached per catalog version. */
+  headerParams(name: string): ReadonlyArray<{ field: string; header: string; label: string }> {
+    const version = this.server.catalog.version;
+    if (this.headerCacheVersion !== version) {
+      this.headerCache.clear();
+      this.headerCacheVersion = version;
+    }
+    let params = this.headerCache.get(name);
+    if (!params) {
+      const schema = this.inputSchemaOf(name);
+      const props = isObject(schema?.properties) ? schema.properties : {};
+      params = [];
+      for (const [field, def] of Object.entries(props)) {
+        const header = isObject(def) ? def['x-mcp-header'] : undefined;
+        if (typeof header === 'string') {
+          params.push({ field, header: `mcp-param-${header.toLowerCase()}`, label: `Mcp-Param-${header}` });
+        }
+      }
+      if (this.headerCache.size < 10_000) this.headerCache.set(name, params);
+    }
+    return params;
+  }
+
   /** The MCP form of the tool listing (user tools first, system tools last), rebuilt only when the catalog changes. */
   mcpTools(): Record<string, unknown>[] {
     const listing = this.server.listTools();
@@ -483,33 +510,20 @@ export class McpEngine {
           }
           return {
             resultType: 'input_required',
-            inputRequests: { [inputKey(outcome)]: elicitationRequest(outcome) },
+            inputRequests: inputRequests(outcome),
             requestState: outcome.state,
           };
         }
         if (!x.request || !isObject(x.clientCapabilities.elicitation) || round >= MAX_ELICITATION_ROUNDS)
           break;
-        const reply = await x.request('elicitation/create', {
-          ...(x.revision >= '2025-11-25' ? { mode: 'form' } : {}),
-          message: outcome.message,
-          requestedSchema: outcome.requestedSchema,
-        });
-        const action = isObject(reply) ? reply.action : undefined;
-        if (action !== 'accept') {
+        const reply = await this.askClient(x.request, x.revision, outcome);
+        if ('refused' in reply) {
           return {
-            content: [
-              {
-                type: 'text',
-                text: `The user did not provide the input (${String(action ?? 'no answer')}).`,
-              },
-            ],
+            content: [{ type: 'text', text: `The user did not provide the input (${reply.refused}).` }],
             isError: true,
           };
         }
-        result = await run(signal, {
-          state: outcome.state,
-          answers: isObject(reply) ? (reply.content ?? {}) : {},
-        });
+        result = await run(signal, reply);
       }
       if (result.outcome.type === 'promise' && this.tasks && x.stateless && this.tasks.optedIn(x)) {
         return this.tasks.fromPromise(name, params.arguments, result.outcome);
@@ -524,33 +538,60 @@ export class McpEngine {
       throw new McpLiteError('invalid_params', 'Invalid params: inputResponses must be an object');
     }
     const responses = isObject(params.inputResponses) ? params.inputResponses : {};
-    const reply = Object.values(responses).find((r) => isObject(r) && 'action' in r);
-    if (!isObject(reply)) {
+    const reply = toElicitationReply(params.requestState, responses);
+    if (!reply) {
       throw new McpLiteError('invalid_params', 'Invalid params: inputResponses.elicitation is missing', {
         reason: 'missing_input_response',
       });
     }
-    if (reply.action !== 'accept') {
-      throw new McpLiteError(
-        'invalid_params',
-        `The user did not provide the input (${String(reply.action)})`,
-        {
-          reason: 'input_declined',
-        },
-      );
+    return reply;
+  }
+
+  /**
+   * Handshake revisions: asks the client with `elicitation/create`. A server request carries one form, so the
+   * requests of a multi-request elicitation are asked one after the other, and core gets them all at once.
+   */
+  private async askClient(
+    request: NonNullable<Exchange['request']>,
+    revision: string,
+    outcome: ElicitationOutcome,
+  ): Promise<ElicitationReply | { refused: string }> {
+    const forms: Array<[string, ElicitationRequestOutcome]> = outcome.requests
+      ? Object.entries(outcome.requests)
+      : [['', outcome]];
+    const answers: Record<string, unknown> = {};
+    for (const [name, form] of forms) {
+      const reply = await request('elicitation/create', {
+        ...(revision >= '2025-11-25' ? { mode: 'form' } : {}),
+        message: form.message,
+        requestedSchema: form.requestedSchema,
+      });
+      const action = isObject(reply) ? reply.action : undefined;
+      if (action !== 'accept') return { refused: String(action ?? 'no answer') };
+      answers[name] = isObject(reply) ? (reply.content ?? {}) : {};
     }
-    return { state: params.requestState, answers: reply.content ?? {} };
+    return { state: outcome.state, answers: outcome.requests ? answers : answers[''] };
   }
 
   /** Runs `work` registered under the request id, so that notifications/cancelled can abort it. */
-  private async withFlight<T>(
+  private withFlight<T>(
     m: JsonRpcRequest,
     x: Exchange,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    if (m.id === undefined || m.id === null) return work(x.signal);
+    // Only a session (or stdio) can send notifications/cancelled for its own requests; a stateless or sessionless
+    // request is cancelled by closing its connection, which the transport's signal already says.
+    if (m.id === undefined || m.id === null || !x.session) return work(x.signal);
+    return this.tracked(m.id, x, work);
+  }
+
+  private async tracked<T>(
+    id: JsonRpcId,
+    x: Exchange,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const controller = new AbortController();
-    const key = this.flightKey(x, m.id);
+    const key = this.flightKey(x, id);
     const onAbort = () => controller.abort(x.signal.reason);
     if (x.signal.aborted) onAbort();
     else x.signal.addEventListener('abort', onAbort, { once: true });

@@ -66,10 +66,12 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const handler = (async (request: NeutralRequest): Promise<NeutralResponse | undefined> => {
     if (request.path !== path && request.path !== `${path}/`) return undefined;
     try {
-      const principal = await authenticateOrThrow(server.authenticate, {
-        token: bearerToken(request.headers.authorization),
-        headers: request.headers,
-      });
+      const principal = server.authenticate
+        ? await authenticateOrThrow(server.authenticate, {
+            token: bearerToken(request.headers.authorization),
+            headers: request.headers,
+          })
+        : undefined;
       switch (request.method) {
         case 'POST':
           return await post(request, principal);
@@ -124,8 +126,15 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
         'Unsupported Media Type: use Content-Type: application/json',
       );
     }
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new McpLiteError(
+        'unsupported_media_type',
+        'Unsupported Media Type: send the body without Content-Encoding',
+      );
+    }
     const accept = request.headers.accept;
-    if (accept && !/application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept)) {
+    if (accept && !acceptsAny(accept, ['application/json', 'text/event-stream', '*/*', 'application/*'])) {
       return reply(
         406,
         null,
@@ -310,21 +319,21 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       }
     }
     if (m.method === 'tools/call' && typeof p.name === 'string') {
-      const schema = engine.inputSchemaOf(p.name);
-      const props = isObject(schema?.properties) ? schema.properties : {};
+      const params = engine.headerParams(p.name);
+      if (params.length === 0) return;
       const args = isObject(p.arguments) ? p.arguments : {};
-      for (const [field, def] of Object.entries(props)) {
-        const header = isObject(def) ? def['x-mcp-header'] : undefined;
-        if (typeof header !== 'string' || args[field] === undefined) continue;
-        const raw = request.headers[`mcp-param-${header.toLowerCase()}`];
+      for (const { field, header, label } of params) {
+        if (args[field] === undefined) continue;
+        const raw = request.headers[header];
         const value = raw === undefined ? undefined : decodeHeader(raw.trim());
         if (value === undefined || value !== String(args[field])) {
-          throw new McpProtocolError(
-            -32020,
-            `Header mismatch: Mcp-Param-${header} ${raw === undefined ? 'is missing' : value === undefined ? 'is not valid Base64' : 'does not match the argument'}`,
-            undefined,
-            400,
-          );
+          const what =
+            raw === undefined
+              ? 'is missing'
+              : value === undefined
+                ? 'is not valid Base64'
+                : 'does not match the argument';
+          throw new McpProtocolError(-32020, `Header mismatch: ${label} ${what}`, undefined, 400);
         }
       }
     }
@@ -356,7 +365,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
 
   function get(request: NeutralRequest): NeutralResponse {
     const accept = request.headers.accept;
-    if (!accept || !/text\/event-stream|\*\/\*/.test(accept)) {
+    if (!accept || !acceptsAny(accept, ['text/event-stream', '*/*'])) {
       return reply(
         406,
         null,
@@ -421,17 +430,16 @@ class HttpExchange implements Exchange {
   readonly clientCapabilities: Record<string, unknown>;
   readonly logLevel: string | undefined;
   readonly session: McpSession | undefined;
-  readonly signal: AbortSignal;
   readonly canNotify: boolean;
   readonly response: Promise<NeutralResponse>;
   readonly request: Exchange['request'];
   private resolveResponse!: (r: NeutralResponse) => void;
   private queue: AsyncQueue<string> | undefined;
-  private readonly streamId = randomBytes(6).toString('hex');
+  private streamIdValue: string | undefined;
 
   constructor(
     private readonly serverRequests: ServerRequests,
-    http: NeutralRequest,
+    private readonly http: NeutralRequest,
     readonly principal: Principal | undefined,
     init: {
       revision: string;
@@ -447,13 +455,17 @@ class HttpExchange implements Exchange {
     this.clientCapabilities = init.clientCapabilities;
     this.logLevel = init.logLevel;
     this.session = init.session;
-    this.signal = http.signal;
-    this.canNotify = init.allowStream && /text\/event-stream/.test(http.headers.accept ?? '');
+    this.canNotify = init.allowStream && (http.headers.accept?.includes('text/event-stream') ?? false);
     this.response = new Promise((resolve) => {
       this.resolveResponse = resolve;
     });
     this.request =
       this.canNotify && !this.stateless ? (method, params) => this.ask(method, params) : undefined;
+  }
+
+  /** Read lazily: the adapter makes the signal (and its listener) only when someone asks for it. */
+  get signal(): AbortSignal {
+    return this.http.signal;
   }
 
   notify(message: Record<string, unknown>): Promise<void> {
@@ -471,6 +483,12 @@ class HttpExchange implements Exchange {
     this.resolveResponse({ status, headers: JSON_HEADERS, body: message });
   }
 
+  /** Names this response's stream among the session's events (only streams need one). */
+  private streamId(): string {
+    this.streamIdValue ??= randomBytes(6).toString('hex');
+    return this.streamIdValue;
+  }
+
   private ask(method: string, params: Record<string, unknown>): Promise<unknown> {
     const { id, answer } = this.serverRequests.open(this.signal);
     void this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
@@ -483,14 +501,20 @@ class HttpExchange implements Exchange {
       this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });
     }
     const chunk = this.session
-      ? this.session.record(this.streamId, message)
+      ? this.session.record(this.streamId(), message)
       : `event: message\ndata: ${message}\n\n`;
     if (this.queue.consumerGone && this.session) {
       // The client dropped the stream; a resumed GET (Last-Event-ID) may carry the rest.
-      return this.session.deliver(this.streamId, chunk);
+      return this.session.deliver(this.streamId(), chunk);
     }
     return this.queue.push(chunk);
   }
+}
+
+/** Whether an Accept header names one of `types` (a substring test: cheap, and parameters do not matter). */
+function acceptsAny(accept: string, types: readonly string[]): boolean {
+  for (const t of types) if (accept.includes(t)) return true;
+  return false;
 }
 
 function idOfMessage(body: unknown): JsonRpcId {

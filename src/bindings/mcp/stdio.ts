@@ -53,6 +53,7 @@ export function serveStdio(server: ToolServer, options: StdioOptions = {}): Stdi
   const listens = new Map<string, () => void>();
   let session: McpSession | undefined;
   let writing: Promise<void> = Promise.resolve();
+  const running = new Set<Promise<void>>();
 
   /** Writes one line, in order, waiting for 'drain' when the pipe is full. */
   const write = (line: string): Promise<void> => {
@@ -118,12 +119,18 @@ export function serveStdio(server: ToolServer, options: StdioOptions = {}): Stdi
         );
         return;
       }
-      for (const m of body) void message(m);
+      for (const m of body) track(message(m));
       return;
     }
-    void message(body);
+    track(message(body));
   });
-  lines.once('close', close);
+  // The client closing stdin ends the session; what is already running may still answer.
+  lines.once('close', () => void Promise.allSettled(running).then(close));
+
+  function track(p: Promise<void>): void {
+    running.add(p);
+    void p.finally(() => running.delete(p));
+  }
 
   async function message(body: unknown): Promise<void> {
     if (isResponse(body)) {

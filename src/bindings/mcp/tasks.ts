@@ -1,8 +1,9 @@
 import { McpLiteError } from '../../core/errors.js';
-import type { ElicitationOutcome, PromiseOutcome } from '../../core/outcomes.js';
+import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
 import type { Exchange } from './engine.js';
+import { inputRequests, toElicitationReply } from './input-requests.js';
 import { McpProtocolError, toCallToolResult, toMcpError } from './wire.js';
 
 /** The extension's identifier, as declared in capabilities. */
@@ -17,7 +18,7 @@ interface TaskOrigin {
   arguments: unknown;
   /** The promise behind the task now (a resumed task runs as a new promise). */
   token: string;
-  /** Input keys answered so far in the current round. */
+  /** Input keys answered in the current round, hidden from tasks/get while their answer is being applied. */
   answered: Set<string>;
   lastUpdatedAt: number;
 }
@@ -152,9 +153,8 @@ export class TaskRegistry {
     }
     const outcome = settlement.outcome;
     if (outcome.type === 'elicitation') {
-      const key = inputKey(outcome);
-      const inputRequests = origin?.answered.has(key) ? {} : { [key]: elicitationRequest(outcome) };
-      return { ...base, status: 'input_required', inputRequests };
+      const open = Object.entries(inputRequests(outcome)).filter(([key]) => !origin?.answered.has(key));
+      return { ...base, status: 'input_required', inputRequests: Object.fromEntries(open) };
     }
     const tool = this.server.catalog.get(record.tool);
     return {
@@ -193,41 +193,53 @@ export class TaskRegistry {
     if (!origin)
       throw new McpProtocolError(-32602, 'Invalid params: this task cannot be resumed here', { taskId });
     const outcome = settlement.outcome;
-    const key = inputKey(outcome);
-    const reply = (responses as Record<string, unknown>)[key] as
-      | { action?: unknown; content?: unknown }
-      | undefined;
-    if (!reply) return;
-    origin.answered.add(key);
-    if (reply.action !== 'accept') {
-      await this.server.promises!.cancel(record.token).catch(() => false);
+    // Partial fulfilment: the client may answer some of the open requests; core then asks again for the rest
+    // (a new elicitation, which becomes the task's state below) and runs the tool only once all are answered.
+    const given = Object.keys(inputRequests(outcome)).filter(
+      (key) => !origin.answered.has(key) && Object.hasOwn(responses, key),
+    );
+    if (given.length === 0) return;
+    for (const key of given) origin.answered.add(key);
+    const actions = given.map((key) => (responses as Record<string, { action?: unknown }>)[key]?.action);
+    const declined = actions.findIndex((action) => action !== 'accept');
+    let result: CallResult;
+    if (declined >= 0) {
+      // The work cannot go on without the input: the task ends as a tool error, as a declined elicitation/create
+      // does on the handshake revisions.
+      result = {
+        outcome: {
+          type: 'failure',
+          code: 'input_declined',
+          message: `The user did not provide the input (${String(actions[declined] ?? 'no answer')}).`,
+        },
+        meta: emptyMeta(),
+      };
+    } else {
+      try {
+        result = await this.server.callTool({
+          name: origin.tool,
+          arguments: origin.arguments,
+          elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
+          principal: x.principal,
+        });
+      } catch (err) {
+        for (const key of given) origin.answered.delete(key);
+        throw err;
+      }
+    }
+    const next = result.outcome;
+    if (next.type === 'promise') {
+      this.fromPromise(origin.tool, origin.arguments, next, taskId);
       return;
     }
-    const result = await this.server.callTool({
-      name: origin.tool,
-      arguments: origin.arguments,
-      elicitation: { state: outcome.state, answers: reply.content ?? {} },
-      principal: x.principal,
+    // A tool that is not long-running answers (or asks again) at once: kept as a settled promise, so the task's
+    // state stays in the store like every other task's.
+    const settled = await this.server.promises!.settled(origin.tool, {
+      outcome: next,
+      processingTimeMs: result.meta.processing_time_ms,
     });
-    if (result.outcome.type === 'promise')
-      this.fromPromise(origin.tool, origin.arguments, result.outcome, taskId);
+    this.fromPromise(origin.tool, origin.arguments, settled, taskId);
   }
-}
-
-/** The key of an elicitation among an InputRequiredResult's `inputRequests`: the schema's `title` when it is an
- * identifier, else "elicitation". */
-export function inputKey(outcome: ElicitationOutcome): string {
-  const title = outcome.requestedSchema.title;
-  return typeof title === 'string' && /^[A-Za-z_][\w.-]{0,63}$/.test(title) ? title : 'elicitation';
-}
-
-/** An elicitation outcome as an `elicitation/create` input request. */
-export function elicitationRequest(outcome: ElicitationOutcome): Record<string, unknown> {
-  const { title: _t, ...requestedSchema } = outcome.requestedSchema;
-  return {
-    method: 'elicitation/create',
-    params: { mode: 'form', message: outcome.message, requestedSchema },
-  };
 }
 
 function missingExtension(): McpProtocolError {

@@ -2,6 +2,7 @@ import { isRichContent } from '../../core/content.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
+import { toWireElicitation } from '../common/elicitation.js';
 import { JSON_RPC_CODES, type JsonRpcErrorObject, type JsonRpcId } from '../common/jsonrpc.js';
 
 /**
@@ -88,9 +89,20 @@ export function errorMessage(id: JsonRpcId | undefined, error: JsonRpcErrorObjec
   return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error });
 }
 
+/** Holds the JSON of `structuredContent` when it equals the text block (set by toCallToolResult). */
+const STRUCTURED_JSON = Symbol('structured-json');
+
 /** Serialises a JSON-RPC result response. */
-export function resultMessage(id: JsonRpcId, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+export function resultMessage(id: JsonRpcId, result: Record<string, unknown>): string {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+  const structured = (result as Record<symbol, unknown>)[STRUCTURED_JSON] as string | undefined;
+  if (structured === undefined || Object.keys(result).length > 3) return `${head}${JSON.stringify(result)}}`;
+  // The answer was serialised once already (for the text block): build the result around that text instead of
+  // serialising the value a second time. The shape is toCallToolResult's, plus resultType on 2026-07-28.
+  const resultType =
+    result.resultType === undefined ? '' : `,"resultType":${JSON.stringify(result.resultType)}`;
+  const text = JSON.stringify(structured);
+  return `${head}{"content":[{"type":"text","text":${text}}],"structuredContent":${structured}${resultType}}}`;
 }
 
 /** An MCP `Tool` from core's wire tool: `@type` moves into `_meta` (MCP has no such field). */
@@ -127,9 +139,10 @@ export function toCallToolResult(
           : { content: value.content, structuredContent: value.structured };
       }
       const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
-      const structured =
-        typeof value === 'object' && value !== null && !Array.isArray(value) ? value : { result: value };
-      return { content: [{ type: 'text', text }], structuredContent: structured };
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        return { content: [{ type: 'text', text }], structuredContent: value, [STRUCTURED_JSON]: text };
+      }
+      return { content: [{ type: 'text', text }], structuredContent: { result: value } };
     }
     case 'failure': {
       const detail = {
@@ -162,11 +175,7 @@ export function toCallToolResult(
       };
     }
     case 'elicitation': {
-      const elicitation = {
-        message: outcome.message,
-        requested_schema: outcome.requestedSchema,
-        state: outcome.state,
-      };
+      const elicitation = toWireElicitation(outcome);
       return {
         content: [
           {

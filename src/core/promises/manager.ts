@@ -53,29 +53,59 @@ export class PromiseManager {
       expiresAt: now + this.options.ttlMs,
       estimatedCompletion: now + estimateMs,
     };
-    for (let attempt = 0; ; attempt++) {
-      record.token = newPromiseToken();
-      if (await this.options.store.create(record)) break;
-      if (attempt >= 3) throw new McpLiteError('internal', 'Could not allocate a promise token');
-    }
+    await this.create(record);
     const { token } = record;
     this.running.set(token, controller);
     work
       .then((settlement) => this.options.store.settle(token, settlement))
       .catch((err) => this.options.logger.error({ err, token }, 'promise settlement failed'))
       .finally(() => this.running.delete(token));
-    return { type: 'promise', token, estimatedCompletion: new Date(record.estimatedCompletion).toISOString() };
+    return {
+      type: 'promise',
+      token,
+      estimatedCompletion: new Date(record.estimatedCompletion).toISOString(),
+    };
+  }
+
+  /**
+   * A promise that is settled from the start, for an outcome a long-running tool reaches without running work
+   * (core asking again for the open inputs of an elicitation). Settled before it is returned, so the first
+   * `redeem` (or tasks/get) already sees the outcome.
+   */
+  async settled(tool: string, settlement: Settlement): Promise<PromiseOutcome> {
+    const now = Date.now();
+    const record: PromiseRecord = {
+      token: '',
+      tool,
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + this.options.ttlMs,
+      estimatedCompletion: now,
+    };
+    await this.create(record);
+    await this.options.store.settle(record.token, settlement);
+    return { type: 'promise', token: record.token, estimatedCompletion: new Date(now).toISOString() };
   }
 
   /** The final outcome of a promise, or a fresh promise when it is still running (after waiting up to waitMs). */
-  async redeem(token: unknown, waitMs: number, signal?: AbortSignal): Promise<{ outcome: Outcome; processingTimeMs: number }> {
+  async redeem(
+    token: unknown,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ outcome: Outcome; processingTimeMs: number }> {
     let record = await this.find(token);
     if (record.status === 'pending' && waitMs > 0) {
-      record = (await this.options.store.waitSettled(record.token, Math.min(waitMs, MAX_REDEEM_WAIT_MS), signal)) ?? record;
+      record =
+        (await this.options.store.waitSettled(record.token, Math.min(waitMs, MAX_REDEEM_WAIT_MS), signal)) ??
+        record;
     }
     if (record.status === 'cancelled') {
       return {
-        outcome: { type: 'failure', code: 'cancelled', message: 'The promised work was cancelled before it finished' },
+        outcome: {
+          type: 'failure',
+          code: 'cancelled',
+          message: 'The promised work was cancelled before it finished',
+        },
         processingTimeMs: 0,
       };
     }
@@ -84,7 +114,11 @@ export class PromiseManager {
       // A late estimate is pushed forward instead of lying that the work is done.
       const estimate = Math.max(record.estimatedCompletion, now + 1000);
       return {
-        outcome: { type: 'promise', token: record.token, estimatedCompletion: new Date(estimate).toISOString() },
+        outcome: {
+          type: 'promise',
+          token: record.token,
+          estimatedCompletion: new Date(estimate).toISOString(),
+        },
         processingTimeMs: now - record.createdAt,
       };
     }
@@ -119,6 +153,15 @@ export class PromiseManager {
     this.unsubscribe();
   }
 
+  /** Stores a new pending record under a fresh token (drawn again on the rare collision). */
+  private async create(record: PromiseRecord): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      record.token = newPromiseToken();
+      if (await this.options.store.create(record)) return;
+      if (attempt >= 3) throw new McpLiteError('internal', 'Could not allocate a promise token');
+    }
+  }
+
   private async find(token: unknown): Promise<PromiseRecord> {
     if (!isWellFormedToken(token)) {
       throw new McpLiteError('invalid_params', 'Malformed promise token', { reason: 'malformed' });
@@ -133,11 +176,17 @@ export class PromiseManager {
 }
 
 /** Turns how work ended (an outcome, or a throwable) into what the store keeps. */
-export function toSettlement(ended: { outcome: Outcome } | { error: unknown }, processingTimeMs: number): Settlement {
+export function toSettlement(
+  ended: { outcome: Outcome } | { error: unknown },
+  processingTimeMs: number,
+): Settlement {
   if ('outcome' in ended) {
     const outcome = ended.outcome as Exclude<Outcome, { type: 'promise' }>;
     return { outcome, processingTimeMs };
   }
   const e = toMcpLiteError(ended.error);
-  return { error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) }, processingTimeMs };
+  return {
+    error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) },
+    processingTimeMs,
+  };
 }

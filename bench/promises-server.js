@@ -1,0 +1,45 @@
+// The server of the promises section, run as its own process with --expose-gc so that its memory can be
+// measured alone: a long-running tool that waits for its signal (it ends only when cancelled). The parent asks
+// for measurements over IPC; SIGTERM closes the server the way the CLI does.
+import { createServer, serve } from '../dist/src/index.js';
+
+const wait = {
+  name: 'wait',
+  description: 'Waits until cancelled',
+  inputSchema: { type: 'object', properties: {} },
+  longRunning: { estimatedMs: 60_000 },
+  handler: (_args, ctx) =>
+    new Promise((_resolve, reject) => {
+      const { signal } = ctx;
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    }),
+};
+
+const server = createServer({ tools: [wait], name: 'bench-promises', version: '0.0.0' });
+const running = await serve(server, { port: 0 });
+
+process.on('message', (message) => {
+  if (message?.type !== 'measure') return;
+  // Twice: the first full collection can leave finalised objects for the second.
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  process.send({
+    type: 'memory',
+    gc: typeof globalThis.gc === 'function',
+    rss,
+    heapUsed,
+    external,
+    arrayBuffers,
+    inFlight: server.inFlight,
+  });
+});
+
+process.on('SIGTERM', () => {
+  running.close(2000).then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});
+console.log(`promises server listening on ${running.url}/mcp-lite/v1/`);
