@@ -44,6 +44,11 @@ export function isValidId(id: unknown): id is JsonRpcId {
   return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
 }
 
+/** The error data that routes an answer to a bad message; built only when a check fails, not per request. */
+function idDataOf(m: Record<string, unknown>): { id: unknown } | undefined {
+  return 'id' in m && isValidId(m.id) ? { id: m.id } : undefined;
+}
+
 /**
  * Checks the envelope of one message. Throws `invalid_request` (carrying the id when it is usable, so that the
  * error can answer it).
@@ -53,21 +58,24 @@ export function validateRequest(message: unknown): JsonRpcRequest {
     throw new McpLiteError('invalid_request', 'Invalid Request: a JSON-RPC message must be an object');
   }
   const m = message as Record<string, unknown>;
-  const idData = 'id' in m && isValidId(m.id) ? { id: m.id } : undefined;
   if (m.jsonrpc !== '2.0') {
-    throw new McpLiteError('invalid_request', 'Invalid Request: "jsonrpc" must be "2.0"', idData);
+    throw new McpLiteError('invalid_request', 'Invalid Request: "jsonrpc" must be "2.0"', idDataOf(m));
   }
   if ('id' in m && !isValidId(m.id)) {
     throw new McpLiteError('invalid_request', 'Invalid Request: "id" must be a string, a number or null');
   }
   if (typeof m.method !== 'string' || m.method.length === 0) {
-    throw new McpLiteError('invalid_request', 'Invalid Request: "method" must be a non-empty string', idData);
+    throw new McpLiteError(
+      'invalid_request',
+      'Invalid Request: "method" must be a non-empty string',
+      idDataOf(m),
+    );
   }
   if ('params' in m && (typeof m.params !== 'object' || m.params === null)) {
     throw new McpLiteError(
       'invalid_request',
       'Invalid Request: "params" must be an object or an array',
-      idData,
+      idDataOf(m),
     );
   }
   return m as unknown as JsonRpcRequest;

@@ -265,7 +265,8 @@ export class McpEngine {
       }
       case 'tools/call':
       case 'tools/invoke':
-        return this.callTool(m, params, x);
+        // Awaited: an async function that returns a promise adopts it through extra microtask turns.
+        return await this.callTool(m, params, x);
       case 'resources/list': {
         const { page, nextCursor } = paginate(this.server.resources.list(), params.cursor, this.pageSize);
         return nextCursor ? { resources: page, nextCursor } : { resources: page };
@@ -280,8 +281,8 @@ export class McpEngine {
       }
       case 'resources/read':
         return {
-          contents: await this.withFlight(m, x, (signal) =>
-            this.server.resources.read(params.uri, { signal, principal: x.principal }),
+          contents: await this.withFlight(m, x, (flight) =>
+            this.server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
           ),
         };
       case 'resources/subscribe':
@@ -300,10 +301,10 @@ export class McpEngine {
       case 'prompts/get': {
         const native = typeof params.name === 'string' ? this.nativePrompts.get(params.name) : undefined;
         if (native && !this.server.prompts.has(native.prompt.name)) {
-          return this.withFlight(m, x, async (signal) =>
+          return this.withFlight(m, x, async (flight) =>
             native.handler(params, {
               ...x,
-              signal,
+              signal: flight.signal,
               notify: (msg) => x.notify(msg),
               request: x.request,
               progressToken: undefined,
@@ -311,8 +312,11 @@ export class McpEngine {
           );
         }
         return {
-          ...(await this.withFlight(m, x, (signal) =>
-            this.server.prompts.get(params.name, params.arguments, { signal, principal: x.principal }),
+          ...(await this.withFlight(m, x, (flight) =>
+            this.server.prompts.get(params.name, params.arguments, {
+              signal: flight.signal,
+              principal: x.principal,
+            }),
           )),
         };
       }
@@ -423,7 +427,12 @@ export class McpEngine {
 
   // ---- tools/call ----
 
-  private async callTool(
+  /**
+   * Not `async`: it returns withFlight's promise as it is, where an async function would wrap it in one more
+   * promise and cost every call extra microtask turns. Its throws still reach the client as rejections, since
+   * its only caller is the async `dispatch`.
+   */
+  private callTool(
     m: JsonRpcRequest,
     params: Record<string, unknown>,
     x: Exchange,
@@ -436,10 +445,10 @@ export class McpEngine {
     const hasProgress = typeof progressToken === 'string' || typeof progressToken === 'number';
     const native = this.native.get(name);
     if (native && !this.server.catalog.get(name)) {
-      return this.withFlight(m, x, async (signal) =>
+      return this.withFlight(m, x, async (flight) =>
         native.handler(params, {
           ...x,
-          signal,
+          signal: flight.signal,
           notify: (message) => x.notify(message),
           request: x.request,
           progressToken: hasProgress ? (progressToken as string | number) : undefined,
@@ -488,18 +497,20 @@ export class McpEngine {
             });
           }
         : undefined;
-    const run = (signal: AbortSignal, answers?: CallRequest['elicitation']) =>
-      this.server.callTool({
-        name,
-        arguments: params.arguments,
-        principal: x.principal,
-        signal,
-        requestId: m.id ?? undefined,
-        ...(onPartial ? { onPartial } : {}),
-        ...(answers ? { elicitation: answers } : {}),
-      });
-    return this.withFlight(m, x, async (signal) => {
-      let result: CallResult = await run(signal, elicitation);
+    const run = (flight: Flight, answers?: CallRequest['elicitation']) =>
+      this.server.callTool(
+        new EngineToolCall(
+          name,
+          params.arguments,
+          x.principal,
+          flight,
+          m.id ?? undefined,
+          onPartial,
+          answers,
+        ),
+      );
+    return this.withFlight(m, x, async (flight) => {
+      let result: CallResult = await run(flight, elicitation);
       for (let round = 0; result.outcome.type === 'elicitation'; round++) {
         const outcome = result.outcome;
         if (x.stateless) {
@@ -523,7 +534,7 @@ export class McpEngine {
             isError: true,
           };
         }
-        result = await run(signal, reply);
+        result = await run(flight, reply);
       }
       if (result.outcome.type === 'promise' && this.tasks && x.stateless && this.tasks.optedIn(x)) {
         return this.tasks.fromPromise(name, params.arguments, result.outcome);
@@ -573,23 +584,19 @@ export class McpEngine {
     return { state: outcome.state, answers: outcome.requests ? answers : answers[''] };
   }
 
-  /** Runs `work` registered under the request id, so that notifications/cancelled can abort it. */
-  private withFlight<T>(
-    m: JsonRpcRequest,
-    x: Exchange,
-    work: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
+  /**
+   * Runs `work` registered under the request id, so that notifications/cancelled can abort it. `work` gets where
+   * to read the signal from rather than the signal: the node adapter makes its signal (an AbortController and a
+   * 'close' listener) on first read, and a call that answers within a tick never needs it.
+   */
+  private withFlight<T>(m: JsonRpcRequest, x: Exchange, work: (flight: Flight) => Promise<T>): Promise<T> {
     // Only a session (or stdio) can send notifications/cancelled for its own requests; a stateless or sessionless
     // request is cancelled by closing its connection, which the transport's signal already says.
-    if (m.id === undefined || m.id === null || !x.session) return work(x.signal);
+    if (m.id === undefined || m.id === null || !x.session) return work(x);
     return this.tracked(m.id, x, work);
   }
 
-  private async tracked<T>(
-    id: JsonRpcId,
-    x: Exchange,
-    work: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
+  private async tracked<T>(id: JsonRpcId, x: Exchange, work: (flight: Flight) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const key = this.flightKey(x, id);
     const onAbort = () => controller.abort(x.signal.reason);
@@ -597,7 +604,7 @@ export class McpEngine {
     else x.signal.addEventListener('abort', onAbort, { once: true });
     this.inFlight.set(key, controller);
     try {
-      return await work(controller.signal);
+      return await work(controller);
     } catch (err) {
       throw controller.signal.aborted ? toMcpLiteError(controller.signal.reason ?? err) : err;
     } finally {
@@ -608,6 +615,40 @@ export class McpEngine {
 
   private flightKey(x: Pick<Exchange, 'session' | 'principal'>, id: JsonRpcId): string {
     return `${x.session?.id ?? x.principal?.id ?? ''}|${JSON.stringify(id)}`;
+  }
+}
+
+/** Where a request's signal is read from, on first use only (an Exchange, or a cancellable flight's controller). */
+interface Flight {
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A tools/call as core takes it. A class rather than an object literal so that `signal` can stay a getter (see
+ * `withFlight`): core reads it only for calls that outlive a tick. (Literals with getters or spreads are also
+ * slower to build.) Optional fields are left unset rather than undefined, as the literal it replaces did.
+ */
+class EngineToolCall implements CallRequest {
+  readonly arguments: unknown;
+  readonly onPartial?: (data: unknown) => void | Promise<void>;
+  readonly elicitation?: CallRequest['elicitation'];
+
+  constructor(
+    readonly name: string,
+    args: unknown,
+    readonly principal: Principal | undefined,
+    private readonly flight: Flight,
+    readonly requestId: string | number | undefined,
+    onPartial: ((data: unknown) => void | Promise<void>) | undefined,
+    elicitation: CallRequest['elicitation'],
+  ) {
+    this.arguments = args;
+    if (onPartial) this.onPartial = onPartial;
+    if (elicitation) this.elicitation = elicitation;
+  }
+
+  get signal(): AbortSignal {
+    return this.flight.signal;
   }
 }
 

@@ -157,7 +157,8 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       );
     }
     if (Array.isArray(body)) return batch(body, request, principal, session);
-    return single(body, request, principal, session);
+    // Awaited: an async function that returns a promise adopts it through extra microtask turns.
+    return await single(body, request, principal, session);
   }
 
   async function batch(

@@ -65,8 +65,9 @@ export function checkStateless(
     );
   }
   const m = meta as Record<string, unknown>;
-  const missing = [META.protocolVersion, META.clientCapabilities].filter((k) => m[k] === undefined);
-  if (missing.length > 0) {
+  // Both present is the rule; the list of what is missing is built only for the error (this runs per request).
+  if (m[META.protocolVersion] === undefined || m[META.clientCapabilities] === undefined) {
+    const missing = [META.protocolVersion, META.clientCapabilities].filter((k) => m[k] === undefined);
     throw new McpProtocolError(
       -32602,
       `Invalid params: missing _meta keys: ${missing.join(', ')}`,
