@@ -14,6 +14,8 @@ const NOT_FOUND_BODY = JSON.stringify({
   id: null,
   error: { code: -32601, message: 'Not found' },
 });
+// What a handler that declines at once is treated as: a resolved "not mine".
+const DECLINED = Promise.resolve(undefined);
 const INTERNAL_BODY = JSON.stringify({
   jsonrpc: '2.0',
   id: null,
@@ -228,7 +230,7 @@ export function toNodeListener(handler: NeutralHandler, options: NodeListenerOpt
       } else res.destroy();
     };
     // One then(ok, fail) with a try/catch rather than then().catch(): a promise and a microtask less per request.
-    handler(new NodeRequest(req, res)).then((response) => {
+    (handler(new NodeRequest(req, res)) ?? DECLINED).then((response) => {
       try {
         writeResponse(
           req,

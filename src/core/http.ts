@@ -32,5 +32,8 @@ export interface NeutralResponse {
   body?: NeutralBody;
 }
 
-/** A binding (or a combination of them) as adapters see it; undefined means "not mine" (the adapter says 404). */
-export type NeutralHandler = (request: NeutralRequest) => Promise<NeutralResponse | undefined>;
+/**
+ * A binding (or a combination of them) as adapters see it. Undefined, returned at once or resolved, means "not
+ * mine" (the adapter says 404); returning it at once lets a composition skip a binding without a microtask.
+ */
+export type NeutralHandler = (request: NeutralRequest) => Promise<NeutralResponse | undefined> | undefined;

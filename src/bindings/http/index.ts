@@ -41,8 +41,10 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   const log = server.logger.child({ binding: 'mcp-lite-http' });
   const logInternal = (err: McpLiteError) => log.error({ err: err.cause ?? err }, 'internal error');
 
-  return async (request) => {
-    if (!request.path.startsWith(base)) return undefined;
+  // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
+  return (request) => (request.path.startsWith(base) ? handle(request) : undefined);
+
+  async function handle(request: NeutralRequest): Promise<NeutralResponse> {
     let endpoint = request.path.slice(base.length);
     if (endpoint.endsWith('/')) endpoint = endpoint.slice(0, -1);
     // Compared directly rather than looked up in a Set: `endpoint` is a fresh string, which a Set would hash.
@@ -90,7 +92,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     } catch (err) {
       return failWith(toMcpLiteError(err));
     }
-  };
+  }
 
   function failWith(err: McpLiteError): NeutralResponse {
     if (err.code === 'internal') logInternal(err);

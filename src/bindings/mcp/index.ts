@@ -63,8 +63,11 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const serverRequests = new ServerRequests(options.serverRequestTimeoutMs ?? 300_000);
   const log = server.logger.child({ binding: 'mcp' });
 
-  const handler = (async (request: NeutralRequest): Promise<NeutralResponse | undefined> => {
-    if (request.path !== path && request.path !== `${path}/`) return undefined;
+  // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
+  const handler = ((request: NeutralRequest) =>
+    request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
+
+  async function handle(request: NeutralRequest): Promise<NeutralResponse> {
     try {
       const principal = server.authenticate
         ? await authenticateOrThrow(server.authenticate, {
@@ -92,7 +95,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     } catch (err) {
       return reply(undefined, null, err);
     }
-  }) as McpHandler;
+  }
   Object.defineProperty(handler, 'engine', { value: engine });
   handler.close = () => {
     notifier.close();
