@@ -79,3 +79,24 @@ export function isJsonContentType(value: string | undefined): boolean {
   }
   return true;
 }
+
+/**
+ * Refuses, with `unsupported_media_type` (HTTP 415), a request body that is not plain JSON: a Content-Type other
+ * than JSON, or any Content-Encoding (RFC 9110 15.5.16: a coding the server does not apply is a 415, not a body
+ * to misparse as JSON).
+ */
+export function assertJsonBodyHeaders(headers: Readonly<Record<string, string | undefined>>): void {
+  if (!isJsonContentType(headers['content-type'])) {
+    throw new McpLiteError(
+      'unsupported_media_type',
+      'Unsupported Media Type: use Content-Type: application/json',
+    );
+  }
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new McpLiteError(
+      'unsupported_media_type',
+      'Unsupported Media Type: send the body without Content-Encoding',
+    );
+  }
+}

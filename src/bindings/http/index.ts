@@ -2,7 +2,7 @@ import { authenticateOrThrow, bearerToken, type Principal } from '../../core/aut
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { CallRequest, ToolServer } from '../../core/server.js';
-import { isJsonContentType, parseJsonBody } from '../common/json-body.js';
+import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import {
   errorResponse,
   idOf,
@@ -71,20 +71,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
           token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
         return fail(toMcpLiteError(err), 401, { 'www-authenticate': challenge });
       }
-      if (!isJsonContentType(request.headers['content-type'])) {
-        throw new McpLiteError(
-          'unsupported_media_type',
-          'Unsupported Media Type: use Content-Type: application/json',
-        );
-      }
-      const encoding = request.headers['content-encoding'];
-      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-        // RFC 9110 15.5.16: a coding the server does not apply is a 415, not a body to misparse as JSON.
-        throw new McpLiteError(
-          'unsupported_media_type',
-          'Unsupported Media Type: send the body without Content-Encoding',
-        );
-      }
+      assertJsonBodyHeaders(request.headers);
       const body = parseJsonBody(await request.readBody(maxBody));
       if (isList) return listTools(body);
       if (isPrompts) return await prompts(body, request, principal);

@@ -4,7 +4,7 @@ import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { ToolServer } from '../../core/server.js';
 import { AsyncQueue } from '../common/async-queue.js';
-import { isJsonContentType, parseJsonBody } from '../common/json-body.js';
+import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { type JsonRpcId, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { type EngineOptions, type Exchange, isObject, isResponse, McpEngine } from './engine.js';
 import { honouredFilter, Notifier, tagged } from './notifier.js';
@@ -123,19 +123,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   }
 
   async function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
-    if (!isJsonContentType(request.headers['content-type'])) {
-      throw new McpLiteError(
-        'unsupported_media_type',
-        'Unsupported Media Type: use Content-Type: application/json',
-      );
-    }
-    const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new McpLiteError(
-        'unsupported_media_type',
-        'Unsupported Media Type: send the body without Content-Encoding',
-      );
-    }
+    assertJsonBodyHeaders(request.headers);
     const accept = request.headers.accept;
     if (accept && !acceptsAny(accept, ['application/json', 'text/event-stream', '*/*', 'application/*'])) {
       return reply(
