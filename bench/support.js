@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (bench/..), so that sections work from any working directory. */
@@ -91,4 +91,48 @@ export function cpuTimeMs(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The bare node:http JSON-RPC echo (bench/baseline-http.js), as a load contender: it answers `body`'s arguments
+ * as `content`, with no validation, routing or metadata.
+ */
+export async function startHttpBaseline(body) {
+  const { child, match } = await startChild(
+    [join(ROOT, 'bench/baseline-http.js')],
+    /baseline listening on (\S+)/,
+  );
+  return {
+    name: 'node:http baseline',
+    child,
+    url: match,
+    headers: { 'content-type': 'application/json' },
+    body,
+    check: (reply) => reply.result?.content?.message === 'hello',
+    runs: [],
+  };
+}
+
+/**
+ * The official MCP TypeScript SDK's stateless Streamable HTTP server (bench/sdk-mcp-server.js: a new McpServer
+ * and transport per request, as the SDK's stateless example does) with the same echo tool, as a load contender.
+ */
+export async function startSdkServer(name, body) {
+  const { child, match } = await startChild(
+    [join(ROOT, 'bench/sdk-mcp-server.js')],
+    /sdk listening on (\S+)/,
+  );
+  return {
+    name,
+    child,
+    url: match,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body,
+    check: (reply) => reply.result?.structuredContent?.message === 'hello',
+    runs: [],
+  };
 }

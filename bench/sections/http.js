@@ -4,7 +4,15 @@
 // machine happens to be.
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuTimeMs, fmt, ROOT, startChild, stopChild } from '../support.js';
+import {
+  cpuTimeMs,
+  fmt,
+  ROOT,
+  startChild,
+  startHttpBaseline,
+  startSdkServer,
+  stopChild,
+} from '../support.js';
 
 /** The load: the same for every contender. Overridable for quick runs (BENCH_DURATION=3 npm run bench). */
 const LOAD = {
@@ -39,8 +47,8 @@ export default async function run() {
   );
   const contenders = [];
   try {
-    contenders.push(await startMcplite(), await startBaseline());
-    if (WITH_SDK) contenders.push(await startSdk());
+    contenders.push(await startMcplite(), await startHttpBaseline(CALL));
+    if (WITH_SDK) contenders.push(await startSdkServer('official MCP SDK', CALL));
     for (const c of contenders) await validate(c);
     for (const c of contenders) await load(c, LOAD.warmup);
     for (let round = 0; round < LOAD.rounds; round++) {
@@ -92,46 +100,6 @@ async function startMcplite() {
 }
 
 /** bench/baseline-http.js: reads the body, parses it, answers the arguments as `content`; nothing else. */
-async function startBaseline() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/baseline-http.js')],
-    /baseline listening on (\S+)/,
-  );
-  return {
-    name: 'node:http baseline',
-    child,
-    url: match,
-    headers: JSON_HEADERS,
-    body: CALL,
-    check: (reply) => reply.result?.content?.message === 'hello',
-    runs: [],
-  };
-}
-
-/**
- * The official MCP TypeScript SDK's stateless Streamable HTTP server (bench/sdk-mcp-server.js: a new McpServer
- * and transport per request, as the SDK's stateless example does) with the same echo tool, for scale.
- */
-async function startSdk() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/sdk-mcp-server.js')],
-    /sdk listening on (\S+)/,
-  );
-  return {
-    name: 'official MCP SDK',
-    child,
-    url: match,
-    headers: {
-      ...JSON_HEADERS,
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: CALL,
-    check: (reply) => reply.result?.structuredContent?.message === 'hello',
-    runs: [],
-  };
-}
-
 /** A few requests whose replies are checked in full, so that no contender can win by answering errors. */
 async function validate(c) {
   for (let i = 0; i < 5; i++) {

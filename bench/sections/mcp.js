@@ -4,7 +4,7 @@
 // ratios, so they do not depend on how fast this machine is.
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { fmt, ROOT, startChild, stopChild } from '../support.js';
+import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer, stopChild } from '../support.js';
 
 const LOAD = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
@@ -42,7 +42,11 @@ export default async function run() {
   );
   const contenders = [];
   try {
-    contenders.push(await startMcplite(), await startBaseline(), await startSdk());
+    contenders.push(
+      await startMcplite(),
+      await startHttpBaseline(STATELESS_CALL),
+      await startSdkServer('official SDK stateless', SDK_CALL),
+    );
     for (const c of contenders) await validate(c);
     for (const c of contenders) await load(c, LOAD.warmup);
     for (let round = 0; round < LOAD.rounds; round++)
@@ -93,42 +97,6 @@ async function startMcplite() {
     body: STATELESS_CALL,
     check: (reply) =>
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
-    runs: [],
-  };
-}
-
-async function startBaseline() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/baseline-http.js')],
-    /baseline listening on (\S+)/,
-  );
-  return {
-    name: 'node:http baseline',
-    child,
-    url: match,
-    headers: { 'content-type': 'application/json' },
-    body: STATELESS_CALL,
-    check: (reply) => reply.result?.content?.message === 'hello',
-    runs: [],
-  };
-}
-
-async function startSdk() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/sdk-mcp-server.js')],
-    /sdk listening on (\S+)/,
-  );
-  return {
-    name: 'official SDK stateless',
-    child,
-    url: match,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: SDK_CALL,
-    check: (reply) => reply.result?.structuredContent?.message === 'hello',
     runs: [],
   };
 }
