@@ -136,3 +136,28 @@ export async function startSdkServer(name, body) {
     runs: [],
   };
 }
+
+/**
+ * Sends a contender the benchmark call a few times and checks each reply in full, so that no contender can win by
+ * answering errors. The SDK answers with one SSE event; its data line is the JSON-RPC response.
+ */
+export async function validateContender(c, times = 5) {
+  for (let i = 0; i < times; i++) {
+    const res = await fetch(c.url, { method: 'POST', headers: c.headers, body: c.body });
+    const text = await res.text();
+    let reply;
+    try {
+      const data = /^data: (.*)$/m.exec(text);
+      reply = JSON.parse(data ? data[1] : text);
+    } catch {
+      reply = undefined;
+    }
+    const ok =
+      res.status === 200 &&
+      reply?.jsonrpc === '2.0' &&
+      reply.id === 1 &&
+      reply.error === undefined &&
+      c.check(reply);
+    if (!ok) throw new Error(`${c.name} answered the benchmark call wrongly (HTTP ${res.status}): ${text}`);
+  }
+}

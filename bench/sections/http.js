@@ -12,6 +12,7 @@ import {
   startHttpBaseline,
   startSdkServer,
   stopChild,
+  validateContender,
 } from '../support.js';
 
 /** The load: the same for every contender. Overridable for quick runs (BENCH_DURATION=3 npm run bench). */
@@ -49,7 +50,7 @@ export default async function run() {
   try {
     contenders.push(await startMcplite(), await startHttpBaseline(CALL));
     if (WITH_SDK) contenders.push(await startSdkServer('official MCP SDK', CALL));
-    for (const c of contenders) await validate(c);
+    for (const c of contenders) await validateContender(c);
     for (const c of contenders) await load(c, LOAD.warmup);
     for (let round = 0; round < LOAD.rounds; round++) {
       for (const c of contenders) c.runs.push(await load(c, LOAD.duration));
@@ -97,30 +98,6 @@ async function startMcplite() {
       reply.result?._meta?.response_type === 'answer' && reply.result.content?.message === 'hello',
     runs: [],
   };
-}
-
-/** bench/baseline-http.js: reads the body, parses it, answers the arguments as `content`; nothing else. */
-/** A few requests whose replies are checked in full, so that no contender can win by answering errors. */
-async function validate(c) {
-  for (let i = 0; i < 5; i++) {
-    const res = await fetch(c.url, { method: 'POST', headers: c.headers, body: c.body });
-    const text = await res.text();
-    let reply;
-    try {
-      // The SDK answers with one SSE event; its data line is the JSON-RPC response.
-      const data = /^data: (.*)$/m.exec(text);
-      reply = JSON.parse(data ? data[1] : text);
-    } catch {
-      reply = undefined;
-    }
-    const ok =
-      res.status === 200 &&
-      reply?.jsonrpc === '2.0' &&
-      reply.id === 1 &&
-      reply.error === undefined &&
-      c.check(reply);
-    if (!ok) throw new Error(`${c.name} answered the benchmark call wrongly (HTTP ${res.status}): ${text}`);
-  }
 }
 
 /**

@@ -4,7 +4,15 @@
 // ratios, so they do not depend on how fast this machine is.
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer, stopChild } from '../support.js';
+import {
+  fmt,
+  ROOT,
+  startChild,
+  startHttpBaseline,
+  startSdkServer,
+  stopChild,
+  validateContender,
+} from '../support.js';
 
 const LOAD = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
@@ -47,7 +55,7 @@ export default async function run() {
       await startHttpBaseline(STATELESS_CALL),
       await startSdkServer('official SDK stateless', SDK_CALL),
     );
-    for (const c of contenders) await validate(c);
+    for (const c of contenders) await validateContender(c);
     for (const c of contenders) await load(c, LOAD.warmup);
     for (let round = 0; round < LOAD.rounds; round++)
       for (const c of contenders) c.runs.push(await load(c, LOAD.duration));
@@ -99,22 +107,6 @@ async function startMcplite() {
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
     runs: [],
   };
-}
-
-async function validate(c) {
-  for (let i = 0; i < 3; i++) {
-    const res = await fetch(c.url, { method: 'POST', headers: c.headers, body: c.body });
-    const text = await res.text();
-    let reply;
-    try {
-      // The SDK answers with an SSE event by default; its data line is the JSON-RPC response.
-      const data = /^data: (.*)$/m.exec(text);
-      reply = JSON.parse(data ? data[1] : text);
-    } catch {}
-    if (res.status !== 200 || reply?.id !== 1 || !c.check(reply)) {
-      throw new Error(`${c.name} answered the benchmark call wrongly (HTTP ${res.status}): ${text}`);
-    }
-  }
 }
 
 function load(c, duration) {

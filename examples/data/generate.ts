@@ -12,15 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** One document of the collection (the shape the demo tools read). */
-export interface Document {
-  document_id: string;
-  title: string;
-  category: string;
-  author: string;
-  published: string;
-  body: string;
-}
+import type { Document } from '../demo/documents.js';
 
 const SEED = 0x6d63706c; // "mcpl"
 const COUNT = 344;

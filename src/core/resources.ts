@@ -16,10 +16,8 @@ export interface ResourceContext {
  */
 export type ResourceReadValue = string | Uint8Array | ResourceContents | ResourceContents[];
 
-/** A resource at a fixed URI, defined once for every binding. */
-export interface ResourceDefinition {
-  /** The URI that names it (any scheme: `file://`, `db://`, `test://`…). */
-  uri: string;
+/** What describes a resource or a resource template in a listing (the fields both share). */
+export interface ResourceDescription {
   /** Short name. */
   name: string;
   /** Optional display title. */
@@ -28,10 +26,26 @@ export interface ResourceDefinition {
   description?: string;
   /** Media type of its contents. */
   mimeType?: string;
-  /** Size in bytes, when known. */
-  size?: number;
   /** Optional hints (audience, priority, lastModified). */
   annotations?: ContentAnnotations;
+}
+
+/** A resource as listed on the wire. */
+export interface WireResource extends ResourceDescription {
+  /** The URI that names it (any scheme: `file://`, `db://`, `test://`…). */
+  uri: string;
+  /** Size in bytes, when known. */
+  size?: number;
+}
+
+/** A resource template as listed on the wire. */
+export interface WireResourceTemplate extends ResourceDescription {
+  /** E.g. `file:///{path}` or `test://template/{id}/data`. */
+  uriTemplate: string;
+}
+
+/** A resource at a fixed URI, defined once for every binding. */
+export interface ResourceDefinition extends WireResource {
   /** Reads the contents. */
   read: (ctx: ResourceContext) => ResourceReadValue | Promise<ResourceReadValue>;
 }
@@ -43,14 +57,7 @@ export type Completer = (
 ) => string[] | Promise<string[]>;
 
 /** A family of resources whose URIs follow an RFC 6570 template (`{var}` and `{+var}` expansions). */
-export interface ResourceTemplateDefinition {
-  /** E.g. `file:///{path}` or `test://template/{id}/data`. */
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: ContentAnnotations;
+export interface ResourceTemplateDefinition extends WireResourceTemplate {
   /** Reads the resource at `uri`; `variables` are the template's values taken from it. */
   read: (
     uri: string,
@@ -59,27 +66,6 @@ export interface ResourceTemplateDefinition {
   ) => ResourceReadValue | Promise<ResourceReadValue>;
   /** Completion of the template's variables, by variable name. */
   complete?: Record<string, Completer>;
-}
-
-/** A resource as listed on the wire. */
-export interface WireResource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: ContentAnnotations;
-}
-
-/** A resource template as listed on the wire. */
-export interface WireResourceTemplate {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: ContentAnnotations;
 }
 
 interface CompiledTemplate {

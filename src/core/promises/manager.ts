@@ -44,16 +44,7 @@ export class PromiseManager {
     controller: AbortController,
     work: Promise<Settlement>,
   ): Promise<PromiseOutcome> {
-    const now = Date.now();
-    const record: PromiseRecord = {
-      token: '',
-      tool,
-      status: 'pending',
-      createdAt: now,
-      expiresAt: now + this.options.ttlMs,
-      estimatedCompletion: now + estimateMs,
-    };
-    await this.create(record);
+    const record = await this.create(tool, estimateMs);
     const { token } = record;
     this.running.set(token, controller);
     work
@@ -73,18 +64,13 @@ export class PromiseManager {
    * `redeem` (or tasks/get) already sees the outcome.
    */
   async settled(tool: string, settlement: Settlement): Promise<PromiseOutcome> {
-    const now = Date.now();
-    const record: PromiseRecord = {
-      token: '',
-      tool,
-      status: 'pending',
-      createdAt: now,
-      expiresAt: now + this.options.ttlMs,
-      estimatedCompletion: now,
-    };
-    await this.create(record);
+    const record = await this.create(tool, 0);
     await this.options.store.settle(record.token, settlement);
-    return { type: 'promise', token: record.token, estimatedCompletion: new Date(now).toISOString() };
+    return {
+      type: 'promise',
+      token: record.token,
+      estimatedCompletion: new Date(record.estimatedCompletion).toISOString(),
+    };
   }
 
   /** The final outcome of a promise, or a fresh promise when it is still running (after waiting up to waitMs). */
@@ -153,11 +139,20 @@ export class PromiseManager {
     this.unsubscribe();
   }
 
-  /** Stores a new pending record under a fresh token (drawn again on the rare collision). */
-  private async create(record: PromiseRecord): Promise<void> {
+  /** Stores a new pending promise under a fresh token (drawing again on the rare collision) and returns it. */
+  private async create(tool: string, estimateMs: number): Promise<PromiseRecord> {
+    const now = Date.now();
+    const record: PromiseRecord = {
+      token: '',
+      tool,
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + this.options.ttlMs,
+      estimatedCompletion: now + estimateMs,
+    };
     for (let attempt = 0; ; attempt++) {
       record.token = newPromiseToken();
-      if (await this.options.store.create(record)) return;
+      if (await this.options.store.create(record)) return record;
       if (attempt >= 3) throw new McpLiteError('internal', 'Could not allocate a promise token');
     }
   }
