@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { type ListenOptions, listenNode, type NodeListening } from './adapters/node.js';
 import { composeHandlers } from './bindings/common/compose.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
@@ -80,7 +80,6 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       throw err;
     }
   }
-  const responses = trackResponses(http.server);
   let closing: Promise<void> | undefined;
   return {
     http,
@@ -96,7 +95,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
         mcp?.close();
         // A call that just ended still has its response (the JSON body, the SSE `done`) to write: cutting the
         // connections now would lose it, so wait for open responses too, within the same grace period.
-        await responses.finished(deadline - Date.now());
+        await closeWhenIdle(http.server, stopped, deadline - Date.now());
         await server.close();
         http.server.closeAllConnections();
         // What is still open now (health watches, calls just aborted) is cut rather than waited for.
@@ -110,34 +109,21 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
 }
 
 /**
- * Counts responses still being written, so that shutdown can wait for them. (node keeps keep-alive connections
- * open after `server.close()`, so waiting for the server to close would wait for their idle timeout instead.)
+ * Waits until the server has closed (`closed`), at most `withinMs`, closing each keep-alive connection as soon as
+ * its response is written. node's closeIdleConnections() spares connections whose response is still being
+ * written, so polling it costs requests nothing, unlike a per-response listener.
  */
-function trackResponses(http: Server): { finished(withinMs: number): Promise<void> } {
-  let open = 0;
-  let waiters: Array<() => void> = [];
-  // One shared listener and `on` rather than a closure per request and `once`: a response closes only once,
-  // and this runs on every request.
-  const closed = () => {
-    if (--open > 0 || waiters.length === 0) return;
-    const ready = waiters;
-    waiters = [];
-    for (const w of ready) w();
-  };
-  http.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    open++;
-    res.on('close', closed);
+async function closeWhenIdle(http: Server, closed: Promise<void>, withinMs: number): Promise<void> {
+  if (withinMs <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const poll = setInterval(() => http.closeIdleConnections(), IDLE_POLL_MS);
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, withinMs);
   });
-  return {
-    finished(withinMs) {
-      if (open === 0 || withinMs <= 0) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, withinMs);
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    },
-  };
+  await Promise.race([closed, timeout]);
+  clearInterval(poll);
+  clearTimeout(timer);
 }
+
+/** How often a closing server looks for connections that have become idle. */
+const IDLE_POLL_MS = 25;

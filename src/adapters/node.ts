@@ -69,7 +69,7 @@ class NodeRequest implements NeutralRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      // Settled once; later events are ignored rather than unsubscribed from: removing four listeners costs
+      // Settled once; later events are ignored rather than unsubscribed from: removing three listeners costs
       // every request more than the flag, and the request object goes away with them.
       let settled = false;
       const onData = (chunk: Buffer) => {
@@ -90,21 +90,17 @@ class NodeRequest implements NeutralRequest {
         settled = true;
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       };
-      const onError = (err: Error) => {
+      // A connection that closes (or fails: node then closes the request too) before the body ended must not
+      // leave this promise and its chunks pending. No 'error' listener: node emits a request's errors only to
+      // listeners it has, and 'close' follows every one of them.
+      const onClose = () => {
         if (settled) return;
         settled = true;
         chunks.length = 0;
-        reject(
-          new McpLiteError('cancelled', 'The request body could not be read', undefined, { cause: err }),
-        );
-      };
-      // A connection that closes before the body ended must not leave this promise (and its chunks) pending.
-      const onClose = () => {
-        if (!settled) onError(new Error('the connection closed before the body ended'));
+        reject(new McpLiteError('cancelled', 'The connection closed before the request body was read'));
       };
       this.req.on('data', onData);
       this.req.on('end', onEnd);
-      this.req.on('error', onError);
       this.req.on('close', onClose);
     });
   }

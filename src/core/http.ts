@@ -33,7 +33,8 @@ export interface NeutralResponse {
 }
 
 /**
- * A binding (or a combination of them) as adapters see it. Undefined, returned at once or resolved, means "not
- * mine" (the adapter says 404); returning it at once lets a composition skip a binding without a microtask.
+ * A binding (or a combination of them) as adapters see it. A handler declines a request ("not mine") by returning
+ * undefined at once, so that a composition tries the next one without waiting; a promise means it took the
+ * request, and a promise of undefined is answered 404 without trying any other handler.
  */
 export type NeutralHandler = (request: NeutralRequest) => Promise<NeutralResponse | undefined> | undefined;

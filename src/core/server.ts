@@ -169,20 +169,29 @@ export class ToolServer {
    * (unknown tool, invalid arguments, cancelled, deadline, internal).
    */
   callTool(request: CallRequest): Promise<CallResult> {
-    const startedAt = performance.now();
-    const tool = this.catalog.get(request.name);
-    if (!tool) return Promise.reject(this.toolNotFound(request.name));
-    let args: Record<string, unknown>;
-    let elicitation: ElicitationAnswers | undefined;
     try {
-      args = this.checkArguments(tool, request.arguments);
-      if (request.elicitation !== undefined) {
-        const checked = this.elicitations.check(request.name, request.elicitation);
-        if (checked.reask) return this.reask(tool, checked.reask, startedAt);
-        elicitation = checked.complete;
-      }
+      const result = this.call(request);
+      return result instanceof Promise ? result : Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err);
+    }
+  }
+
+  /**
+   * `callTool` for bindings on a hot path: the same call, answered synchronously when nothing has to be waited
+   * for (a synchronous handler, or an error found before the handler runs), which saves a request several
+   * promise turns. Protocol errors are thrown when found synchronously, otherwise the promise rejects with them.
+   */
+  call(request: CallRequest): CallResult | Promise<CallResult> {
+    const startedAt = performance.now();
+    const tool = this.catalog.get(request.name);
+    if (!tool) throw this.toolNotFound(request.name);
+    const args = this.checkArguments(tool, request.arguments);
+    let elicitation: ElicitationAnswers | undefined;
+    if (request.elicitation !== undefined) {
+      const checked = this.elicitations.check(request.name, request.elicitation);
+      if (checked.reask) return this.reask(tool, checked.reask, startedAt);
+      elicitation = checked.complete;
     }
     const system = this.systemCalls.get(request.name);
     if (system) {
@@ -239,22 +248,22 @@ export class ToolServer {
     context: CallContext,
     request: CallRequest,
     startedAt: number,
-  ): Promise<CallResult> {
+  ): CallResult | Promise<CallResult> {
     this.begin();
     let value: unknown;
     try {
       value = tool.definition.handler(args, context);
     } catch (err) {
       this.end();
-      return Promise.reject(this.handlerError(err, context, tool));
+      throw this.handlerError(err, context, tool);
     }
     // Fast path: a synchronous handler needs no promise bookkeeping at all.
     if (!isThenable(value) && !isAsyncIterable(value)) {
       this.end();
       try {
-        return Promise.resolve(this.result(this.normalize(tool, value), performance.now() - startedAt));
+        return this.result(this.normalize(tool, value), performance.now() - startedAt);
       } catch (err) {
-        return Promise.reject(this.handlerError(err, context, tool));
+        throw this.handlerError(err, context, tool);
       }
     }
     const running = this.settleValue(tool, value, context);

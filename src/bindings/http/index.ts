@@ -1,6 +1,7 @@
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
+import type { CallResult } from '../../core/outcomes.js';
 import type { CallRequest, ToolServer } from '../../core/server.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import {
@@ -44,41 +45,82 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
   return (request) => (request.path.startsWith(base) ? handle(request) : undefined);
 
-  async function handle(request: NeutralRequest): Promise<NeutralResponse> {
+  /**
+   * Answers one request. Not an async function, and the steps after the body is read run synchronously when the
+   * tool's handler does: each await would cost every request more promise turns.
+   */
+  function handle(request: NeutralRequest): Promise<NeutralResponse> {
     let endpoint = request.path.slice(base.length);
     if (endpoint.endsWith('/')) endpoint = endpoint.slice(0, -1);
     // Compared directly rather than looked up in a Set: `endpoint` is a fresh string, which a Set would hash.
-    const isList = endpoint === 'listtools' || endpoint === 'tools';
-    const isPrompts = endpoint === 'prompts';
-    if (!isList && !isPrompts && endpoint !== 'calltools' && endpoint !== 'rpc') {
-      return fail(new McpLiteError('method_not_found', `Not found: ${request.path}`), 404);
+    const kind: Endpoint | undefined =
+      endpoint === 'calltools' || endpoint === 'rpc'
+        ? 'rpc'
+        : endpoint === 'listtools' || endpoint === 'tools'
+          ? 'list'
+          : endpoint === 'prompts'
+            ? 'prompts'
+            : undefined;
+    if (kind === undefined) {
+      return Promise.resolve(fail(new McpLiteError('method_not_found', `Not found: ${request.path}`), 404));
     }
+    if (request.method !== 'POST') {
+      const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
+      return Promise.resolve(fail(e, 405, { allow: 'POST' }));
+    }
+    // Without a hook there is nothing to wait for; not calling the async helper saves a microtask per request.
+    if (server.authenticate) return authenticated(server.authenticate, request, kind);
+    return readAndRespond(request, kind, undefined);
+  }
+
+  async function authenticated(
+    hook: NonNullable<ToolServer['authenticate']>,
+    request: NeutralRequest,
+    kind: Endpoint,
+  ): Promise<NeutralResponse> {
+    const token = bearerToken(request.headers.authorization);
+    let principal: Principal | undefined;
     try {
-      if (request.method !== 'POST') {
-        const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
-        return fail(e, 405, { allow: 'POST' });
-      }
-      const token = bearerToken(request.headers.authorization);
-      let principal: Principal | undefined;
-      try {
-        // Without a hook there is nothing to wait for; not calling the async helper saves a microtask per request.
-        principal = server.authenticate
-          ? await authenticateOrThrow(server.authenticate, { token, headers: request.headers })
-          : undefined;
-      } catch (err) {
-        // RFC 6750: a request without credentials gets the bare challenge, a rejected token `invalid_token`.
-        const challenge =
-          token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
-        return fail(toMcpLiteError(err), 401, { 'www-authenticate': challenge });
-      }
-      assertJsonBodyHeaders(request.headers);
-      const body = parseJsonBody(await request.readBody(maxBody));
-      if (isList) return listTools(body);
-      if (isPrompts) return await prompts(body, request, principal);
-      return await rpc(body, request, principal);
+      principal = await authenticateOrThrow(hook, { token, headers: request.headers });
     } catch (err) {
-      return failWith(toMcpLiteError(err));
+      // RFC 6750: a request without credentials gets the bare challenge, a rejected token `invalid_token`.
+      const challenge = token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
+      return fail(toMcpLiteError(err), 401, { 'www-authenticate': challenge });
     }
+    return readAndRespond(request, kind, principal);
+  }
+
+  /** Checks the body's headers, reads it and answers; never rejects (errors become error responses). */
+  function readAndRespond(
+    request: NeutralRequest,
+    kind: Endpoint,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
+    let bytes: Promise<Uint8Array>;
+    try {
+      assertJsonBodyHeaders(request.headers);
+      bytes = request.readBody(maxBody);
+    } catch (err) {
+      return Promise.resolve(failWithAny(err));
+    }
+    return bytes.then((bytes) => {
+      try {
+        const body = parseJsonBody(bytes);
+        const response =
+          kind === 'rpc'
+            ? rpc(body, request, principal)
+            : kind === 'list'
+              ? listTools(body)
+              : prompts(body, request, principal);
+        return response instanceof Promise ? response.then(undefined, failWithAny) : response;
+      } catch (err) {
+        return failWithAny(err);
+      }
+    }, failWithAny);
+  }
+
+  function failWithAny(err: unknown): NeutralResponse {
+    return failWith(toMcpLiteError(err));
   }
 
   function failWith(err: McpLiteError): NeutralResponse {
@@ -122,21 +164,12 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     }
   }
 
-  async function rpc(
+  function rpc(
     body: unknown,
     request: NeutralRequest,
     principal: Principal | undefined,
-  ): Promise<NeutralResponse> {
-    if (Array.isArray(body)) {
-      if (body.length === 0) throw new McpLiteError('invalid_request', 'Invalid Request: empty batch');
-      if (body.length > maxBatch) {
-        throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
-      }
-      const replies = await Promise.all(body.map((m) => handleMessage(m, request, principal)));
-      const present = replies.filter((r): r is string => r !== undefined);
-      if (present.length === 0) return { status: 202, headers: {} };
-      return { status: 200, headers: JSON_HEADERS, body: `[${present.join(',')}]` };
-    }
+  ): NeutralResponse | Promise<NeutralResponse> {
+    if (Array.isArray(body)) return batch(body, request, principal);
     let message: JsonRpcRequest;
     try {
       message = validateRequest(body);
@@ -148,9 +181,23 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     if (wantsEventStream(request.headers.accept) && isStreamable(message)) {
       return stream(message, request, principal);
     }
-    const reply = await answer(message, request, principal);
-    if (reply === undefined) return { status: 202, headers: {} };
-    return { status: 200, headers: JSON_HEADERS, body: reply };
+    const reply = answer(message, request, principal);
+    return reply instanceof Promise ? reply.then(replyResponse) : replyResponse(reply);
+  }
+
+  async function batch(
+    messages: unknown[],
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
+    if (messages.length === 0) throw new McpLiteError('invalid_request', 'Invalid Request: empty batch');
+    if (messages.length > maxBatch) {
+      throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
+    }
+    const replies = await Promise.all(messages.map((m) => handleMessage(m, request, principal)));
+    const present = replies.filter((r): r is string => r !== undefined);
+    if (present.length === 0) return { status: 202, headers: {} };
+    return { status: 200, headers: JSON_HEADERS, body: `[${present.join(',')}]` };
   }
 
   /** A tools/call request with an id and object params can be streamed; anything else is answered as JSON. */
@@ -173,11 +220,11 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   }
 
   /** Answers one member of a batch; undefined for notifications. */
-  async function handleMessage(
+  function handleMessage(
     message: unknown,
     request: NeutralRequest,
     principal: Principal | undefined,
-  ): Promise<string | undefined> {
+  ): string | undefined | Promise<string | undefined> {
     let m: JsonRpcRequest;
     try {
       m = validateRequest(message);
@@ -188,32 +235,40 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     return answer(m, request, principal);
   }
 
-  /** Answers one valid message; undefined for notifications. */
-  async function answer(
+  /** Answers one valid message (synchronously when its method can); undefined for notifications. */
+  function answer(
     m: JsonRpcRequest,
     request: NeutralRequest,
     principal: Principal | undefined,
-  ): Promise<string | undefined> {
+  ): string | undefined | Promise<string | undefined> {
     const isNotification = !('id' in m);
+    let result: string | Promise<string>;
     try {
-      const result = await dispatch(m, request, principal);
-      if (isNotification) return undefined;
-      return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`;
+      result = dispatch(m, request, principal);
     } catch (err) {
-      const e = toMcpLiteError(err);
-      if (e.code === 'internal') logInternal(e);
-      return isNotification
-        ? undefined
-        : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
+      return answerError(m, isNotification, err);
     }
+    if (typeof result === 'string') return isNotification ? undefined : answerResult(m, result);
+    return result.then(
+      (r) => (isNotification ? undefined : answerResult(m, r)),
+      (err) => answerError(m, isNotification, err),
+    );
   }
 
-  /** Runs one method; returns the serialised result. */
-  async function dispatch(
+  function answerError(m: JsonRpcRequest, isNotification: boolean, err: unknown): string | undefined {
+    const e = toMcpLiteError(err);
+    if (e.code === 'internal') logInternal(e);
+    return isNotification
+      ? undefined
+      : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
+  }
+
+  /** Runs one method; returns the serialised result, synchronously when the method could answer at once. */
+  function dispatch(
     m: JsonRpcRequest,
     request: NeutralRequest,
     principal: Principal | undefined,
-  ): Promise<string> {
+  ): string | Promise<string> {
     switch (m.method) {
       case 'tools/list':
         return server.listTools().json;
@@ -224,10 +279,10 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
             'Invalid params: tools/call needs params { name, arguments }',
           );
         }
-        const result = await server.callTool(
+        const result = server.call(
           new ToolCall(m as JsonRpcRequest & { params: Record<string, unknown> }, request, principal),
         );
-        return JSON.stringify(toWireResult(result));
+        return result instanceof Promise ? result.then(serialiseResult) : serialiseResult(result);
       }
       default:
         throw new McpLiteError('method_not_found', `Method not found: ${m.method}`, {
@@ -236,6 +291,23 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
         });
     }
   }
+}
+
+/** Which endpoint below the base path a request is for. */
+type Endpoint = 'rpc' | 'list' | 'prompts';
+
+function answerResult(m: JsonRpcRequest, result: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`;
+}
+
+function serialiseResult(result: CallResult): string {
+  return JSON.stringify(toWireResult(result));
+}
+
+function replyResponse(reply: string | undefined): NeutralResponse {
+  return reply === undefined
+    ? { status: 202, headers: {} }
+    : { status: 200, headers: JSON_HEADERS, body: reply };
 }
 
 /**
