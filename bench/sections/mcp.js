@@ -3,7 +3,16 @@
 // stateless Streamable HTTP server, all in the same run with the same autocannon settings. The results are
 // ratios, so they do not depend on how fast this machine is.
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import {
+  allClean,
+  describeLoad,
+  loadSettings,
+  meanRps,
+  pairedRatio,
+  printRatio,
+  printTable,
+  runInterleaved,
+} from '../load.js';
 import {
   fmt,
   ROOT,
@@ -14,12 +23,8 @@ import {
   validateContender,
 } from '../support.js';
 
-const LOAD = {
-  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
-  duration: Number(process.env.BENCH_DURATION ?? 10),
-  warmup: Number(process.env.BENCH_WARMUP ?? 2),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 2),
-};
+/** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
+const LOAD = loadSettings();
 
 /** The issue's targets: at least this fraction of the baseline, at least this multiple of the official SDK. */
 const TARGET_BASELINE = 0.7;
@@ -45,9 +50,7 @@ const SDK_CALL = JSON.stringify({
 
 export default async function run() {
   console.log('\n## MCP: stateless tools/call of echo over Streamable HTTP');
-  console.log(
-    `autocannon: ${LOAD.connections} connections, ${LOAD.warmup} s warm-up, ${LOAD.rounds} x ${LOAD.duration} s each`,
-  );
+  console.log(describeLoad(LOAD));
   const contenders = [];
   try {
     contenders.push(
@@ -56,31 +59,29 @@ export default async function run() {
       await startSdkServer('official SDK stateless', SDK_CALL),
     );
     for (const c of contenders) await validateContender(c);
-    for (const c of contenders) await load(c, LOAD.warmup);
-    for (let round = 0; round < LOAD.rounds; round++)
-      for (const c of contenders) c.runs.push(await load(c, LOAD.duration));
+    await runInterleaved(contenders, LOAD);
   } finally {
     await Promise.all(contenders.map((c) => stopChild(c.child)));
   }
-  const rps = (c) => c.runs.reduce((s, r) => s + r.requests.average, 0) / c.runs.length;
   const [mcplite, baseline, sdk] = contenders;
-  const clean = contenders.every((c) => c.runs.every((r) => r.errors === 0 && r.non2xx === 0));
-  const vsBaseline = rps(mcplite) / rps(baseline);
-  const vsSdk = rps(mcplite) / rps(sdk);
-  for (const c of contenders) {
-    const p99 = c.runs.reduce((s, r) => s + r.latency.p99, 0) / c.runs.length;
-    console.log(`${c.name.padEnd(22)} ${fmt(rps(c)).padStart(9)} req/s  p99 ${p99.toFixed(1)} ms`);
-  }
-  const met = clean && vsBaseline >= TARGET_BASELINE && vsSdk >= TARGET_SDK;
+  printTable(contenders, baseline);
+  const vsBaseline = pairedRatio(mcplite, baseline);
+  const vsSdk = pairedRatio(mcplite, sdk);
+  printRatio('mcplite/baseline', vsBaseline);
+  printRatio('mcplite/sdk', vsSdk);
+  const clean = allClean(contenders);
+  const met = clean && vsBaseline.median >= TARGET_BASELINE && vsSdk.median >= TARGET_SDK;
   console.log(
-    `mcplite/baseline ${vsBaseline.toFixed(2)}x (target ${TARGET_BASELINE}x), mcplite/sdk ${vsSdk.toFixed(1)}x ` +
-      `(target ${TARGET_SDK}x): ${met ? 'meets' : 'MISSES'} the targets${clean ? '' : ' (errors during load)'}`,
+    `mcplite/baseline ${vsBaseline.median.toFixed(2)}x (target ${TARGET_BASELINE}x), mcplite/sdk ` +
+      `${vsSdk.median.toFixed(1)}x (target ${TARGET_SDK}x): ${met ? 'meets' : 'MISSES'} the targets` +
+      `${clean ? '' : ' (errors during load)'}`,
   );
   return {
     ok: met,
     summary: [
-      `mcp mcplite: ${fmt(rps(mcplite))} req/s, ${vsBaseline.toFixed(2)}x baseline, ${vsSdk.toFixed(1)}x official SDK`,
-      `mcp official SDK (stateless): ${fmt(rps(sdk))} req/s`,
+      `mcp mcplite: ${fmt(meanRps(mcplite))} req/s, ${vsBaseline.median.toFixed(2)}x baseline, ` +
+        `${vsSdk.median.toFixed(1)}x official SDK (medians of paired rounds)`,
+      `mcp official SDK (stateless): ${fmt(meanRps(sdk))} req/s`,
     ],
   };
 }
@@ -107,15 +108,4 @@ async function startMcplite() {
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
     runs: [],
   };
-}
-
-function load(c, duration) {
-  return autocannon({
-    url: c.url,
-    method: 'POST',
-    headers: c.headers,
-    body: c.body,
-    connections: LOAD.connections,
-    duration,
-  });
 }

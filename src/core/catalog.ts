@@ -10,6 +10,8 @@ export interface CompiledTool {
   validateOutput: Validator | undefined;
   /** Set for long-running tools: every call becomes a promise with this estimate. */
   longRunningEstimateMs: number | undefined;
+  /** A system tool (redeem, cancel): the server answers it itself. */
+  system: boolean;
 }
 
 /** The listing of one catalog version, serialised once and served from this cache. */
@@ -128,6 +130,7 @@ export class Catalog {
       longRunningEstimateMs: lr
         ? ((typeof lr === 'object' ? lr.estimatedMs : undefined) ?? DEFAULT_ESTIMATE_MS)
         : undefined,
+      system,
     });
   }
 }

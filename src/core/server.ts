@@ -193,7 +193,7 @@ export class ToolServer {
       if (checked.reask) return this.reask(tool, checked.reask, startedAt);
       elicitation = checked.complete;
     }
-    const system = this.systemCalls.get(request.name);
+    const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
       return system(args, request.signal).then(({ outcome, processingTimeMs }) =>
         this.result(outcome, processingTimeMs),

@@ -1,7 +1,6 @@
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
-import type { CallResult } from '../../core/outcomes.js';
 import type { CallRequest, ToolServer } from '../../core/server.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import {
@@ -12,7 +11,7 @@ import {
   validateRequest,
 } from '../common/jsonrpc.js';
 import { streamCall } from './sse.js';
-import { HTTP_STATUS, JSON_TYPE, toWireResult, wantsEventStream } from './wire.js';
+import { HTTP_STATUS, JSON_TYPE, wantsEventStream, wireResultJson } from './wire.js';
 
 /** Options of the MCP-lite HTTP binding. */
 export interface HttpBindingOptions {
@@ -282,7 +281,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
         const result = server.call(
           new ToolCall(m as JsonRpcRequest & { params: Record<string, unknown> }, request, principal),
         );
-        return result instanceof Promise ? result.then(serialiseResult) : serialiseResult(result);
+        return result instanceof Promise ? result.then(wireResultJson) : wireResultJson(result);
       }
       default:
         throw new McpLiteError('method_not_found', `Method not found: ${m.method}`, {
@@ -298,10 +297,6 @@ type Endpoint = 'rpc' | 'list' | 'prompts';
 
 function answerResult(m: JsonRpcRequest, result: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`;
-}
-
-function serialiseResult(result: CallResult): string {
-  return JSON.stringify(toWireResult(result));
 }
 
 function replyResponse(reply: string | undefined): NeutralResponse {

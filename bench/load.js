@@ -1,0 +1,123 @@
+// Interleaved HTTP load for the throughput sections: every contender gets the same autocannon load, round after
+// round, and results are read as ratios of rounds that ran back to back. This machine (like most CI machines) is
+// shared, and its speed drifts by 10-20% over seconds; short paired rounds in alternating order make such a drift
+// hit both sides of a ratio alike, and the median of the paired ratios ignores a round that a burst still hit.
+import autocannon from 'autocannon';
+import { cpuTimeMs, fmt } from './support.js';
+
+/**
+ * The load settings, from the environment so that quick runs are easy (BENCH_ROUNDS=3 BENCH_DURATION=2 npm run
+ * bench). `rounds` and `duration` are per contender; `warmup` runs once per contender before the first round.
+ */
+export function loadSettings(defaults = {}) {
+  return {
+    connections: Number(process.env.BENCH_CONNECTIONS ?? defaults.connections ?? 50),
+    pipelining: 1,
+    duration: Number(process.env.BENCH_DURATION ?? defaults.duration ?? 3),
+    warmup: Number(process.env.BENCH_WARMUP ?? defaults.warmup ?? 3),
+    rounds: Number(process.env.BENCH_ROUNDS ?? defaults.rounds ?? 10),
+  };
+}
+
+/** One line that says how the load was applied. */
+export function describeLoad(load) {
+  return (
+    `autocannon: ${load.connections} connections, pipelining ${load.pipelining}, ${load.warmup} s warm-up, ` +
+    `${load.rounds} rounds of ${load.duration} s per contender, back to back in alternating order`
+  );
+}
+
+/**
+ * Warms every contender up, then runs `load.rounds` rounds; each round loads every contender once, in the list's
+ * order on even rounds and in reverse on odd ones. Each contender's `runs` gets one autocannon result per round,
+ * with `cpuMicrosPerRequest` (the server's own CPU time per answered request, from /proc) where Linux tells it.
+ */
+export async function runInterleaved(contenders, load) {
+  for (const c of contenders) await loadOnce(c, load, load.warmup);
+  for (let round = 0; round < load.rounds; round++) {
+    const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const c of order) c.runs.push(await loadOnce(c, load, load.duration));
+  }
+}
+
+async function loadOnce(c, load, duration) {
+  const cpuBefore = cpuTimeMs(c.child.pid);
+  const result = await autocannon({
+    url: c.url,
+    method: 'POST',
+    headers: c.headers,
+    body: c.body,
+    connections: load.connections,
+    pipelining: load.pipelining,
+    duration,
+  });
+  const cpuAfter = cpuTimeMs(c.child.pid);
+  if (cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0) {
+    result.cpuMicrosPerRequest = ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
+  }
+  return result;
+}
+
+/**
+ * The throughput ratio a/b: the median of the per-round ratios (the headline figure), their mean, the ratio of the
+ * mean throughputs, and each round's ratio.
+ */
+export function pairedRatio(a, b) {
+  const perRound = a.runs.map((r, i) => r.requests.average / b.runs[i].requests.average);
+  const sorted = [...perRound].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return {
+    median,
+    meanOfRatios: perRound.reduce((s, x) => s + x, 0) / perRound.length,
+    ratioOfMeans: meanRps(a) / meanRps(b),
+    perRound,
+  };
+}
+
+/** A contender's mean throughput over its rounds. */
+export function meanRps(c) {
+  return mean(c.runs, (r) => r.requests.average);
+}
+
+/** Whether every run of every contender answered without errors and with 2xx only. */
+export function allClean(contenders) {
+  return contenders.every((c) => c.runs.every((r) => r.errors === 0 && r.non2xx === 0));
+}
+
+/** Prints one row per contender: mean req/s, its spread over rounds, p50/p99, errors, CPU per request, ratio. */
+export function printTable(contenders, baseline) {
+  const rows = contenders.map((c) => {
+    const rps = c.runs.map((r) => r.requests.average);
+    const withCpu = c.runs.filter((r) => r.cpuMicrosPerRequest !== undefined);
+    return [
+      c.name,
+      fmt(meanRps(c)),
+      `${fmt(Math.min(...rps))}-${fmt(Math.max(...rps))}`,
+      mean(c.runs, (r) => r.latency.p50).toFixed(1),
+      mean(c.runs, (r) => r.latency.p99).toFixed(1),
+      String(c.runs.reduce((s, r) => s + r.errors + r.non2xx, 0)),
+      withCpu.length ? mean(withCpu, (r) => r.cpuMicrosPerRequest).toFixed(0) : '-',
+      c === baseline ? '1.00x' : `${pairedRatio(c, baseline).median.toFixed(2)}x`,
+    ];
+  });
+  const header = ['contender', 'req/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'vs baseline'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log(line(header));
+  for (const r of rows) console.log(line(r));
+}
+
+/** Prints how a ratio was reached: per round, median, mean of the rounds and ratio of the means. */
+export function printRatio(label, ratio) {
+  console.log(
+    `${label} per round: ${ratio.perRound.map((x) => x.toFixed(2)).join(' ')}\n` +
+      `${label}: median ${ratio.median.toFixed(2)}x, mean ${ratio.meanOfRatios.toFixed(2)}x, ` +
+      `ratio of mean throughputs ${ratio.ratioOfMeans.toFixed(2)}x`,
+  );
+}
+
+function mean(items, pick) {
+  return items.reduce((s, x) => s + pick(x), 0) / items.length;
+}
