@@ -538,6 +538,33 @@ describe('timeouts', () => {
     }
   });
 
+  it('carries on when clients hang up in the middle of their bodies', async () => {
+    // Each client declares 100 bytes, sends a few and goes away (half of them with a reset): the body reads
+    // end without an answer to write, and nothing may crash the server or stay pending.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        return new Promise<void>((resolve, reject) => {
+          const socket = connect(t.port, '127.0.0.1', () => {
+            socket.write(
+              rawPost(
+                RPC_PATH,
+                t.port,
+                { 'content-type': 'application/json', 'content-length': 100 },
+                '{"jsonrpc":',
+              ),
+            );
+            setTimeout(() => (i % 2 ? socket.resetAndDestroy() : socket.destroy()), 20);
+          });
+          socket.on('close', () => resolve());
+          socket.on('error', (err: NodeJS.ErrnoException) =>
+            err.code === 'ECONNRESET' ? resolve() : reject(err),
+          );
+        });
+      }),
+    );
+    await expectStillServing(t.rpcUrl);
+  });
+
   it('closes a connection whose body never finishes (requestTimeoutMs)', async () => {
     const slow = await startServer({ tools }, { requestTimeoutMs: 400, headersTimeoutMs: 200 });
     try {
