@@ -206,10 +206,24 @@ export class McpEngine {
     return checkStateless(params, header, headerRequired);
   }
 
-  /** Runs one request; resolves with its result object, rejects with an McpLiteError or McpProtocolError. */
-  async handle(m: JsonRpcRequest, x: Exchange): Promise<Record<string, unknown>> {
-    const result = await this.dispatch(m, x);
+  /**
+   * Runs one request: its result object, or an McpLiteError or McpProtocolError. A tools/call whose tool answers
+   * synchronously is answered synchronously (errors found at once are thrown), since every promise turn costs
+   * each call; anything else resolves or rejects later.
+   */
+  handle(m: JsonRpcRequest, x: Exchange): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const result =
+      m.method === 'tools/call' || m.method === 'tools/invoke'
+        ? this.callTool(m, (isObject(m.params) ? m.params : {}) as Record<string, unknown>, x)
+        : this.dispatch(m, x);
     if (!x.stateless) return result;
+    return result instanceof Promise
+      ? result.then((r) => this.statelessResult(m, r))
+      : this.statelessResult(m, result);
+  }
+
+  /** The stateless revision's additions to a result: its type and, for listings and reads, caching hints. */
+  private statelessResult(m: JsonRpcRequest, result: Record<string, unknown>): Record<string, unknown> {
     if (result.resultType === undefined) result.resultType = 'complete';
     if (CACHEABLE.has(m.method)) {
       result.ttlMs ??= this.cacheTtlMs;
@@ -263,10 +277,6 @@ export class McpEngine {
         const { page, nextCursor } = paginate(this.mcpTools(), params.cursor, this.pageSize);
         return nextCursor ? { tools: page, nextCursor } : { tools: page };
       }
-      case 'tools/call':
-      case 'tools/invoke':
-        // Awaited: an async function that returns a promise adopts it through extra microtask turns.
-        return await this.callTool(m, params, x);
       case 'resources/list': {
         const { page, nextCursor } = paginate(this.server.resources.list(), params.cursor, this.pageSize);
         return nextCursor ? { resources: page, nextCursor } : { resources: page };
@@ -429,14 +439,14 @@ export class McpEngine {
 
   /**
    * Not `async`: it returns withFlight's promise as it is, where an async function would wrap it in one more
-   * promise and cost every call extra microtask turns. Its throws still reach the client as rejections, since
-   * its only caller is the async `dispatch`.
+   * promise and cost every call extra microtask turns. Its only caller, `handle`, turns its throws into
+   * rejections.
    */
   private callTool(
     m: JsonRpcRequest,
     params: Record<string, unknown>,
     x: Exchange,
-  ): Promise<Record<string, unknown>> {
+  ): Record<string, unknown> | Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== 'string')
       throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string');
@@ -498,7 +508,7 @@ export class McpEngine {
           }
         : undefined;
     const run = (flight: Flight, answers?: CallRequest['elicitation']) =>
-      this.server.callTool(
+      this.server.call(
         new EngineToolCall(
           name,
           params.arguments,
@@ -509,38 +519,52 @@ export class McpEngine {
           answers,
         ),
       );
-    return this.withFlight(m, x, async (flight) => {
-      let result: CallResult = await run(flight, elicitation);
-      for (let round = 0; result.outcome.type === 'elicitation'; round++) {
-        const outcome = result.outcome;
-        if (x.stateless) {
-          if (!isObject(x.clientCapabilities.elicitation)) {
-            throw new McpProtocolError(-32021, 'Missing required client capability: elicitation', {
-              requiredCapabilities: { elicitation: {} },
-            });
-          }
-          return {
-            resultType: 'input_required',
-            inputRequests: inputRequests(outcome),
-            requestState: outcome.state,
-          };
-        }
-        if (!x.request || !isObject(x.clientCapabilities.elicitation) || round >= MAX_ELICITATION_ROUNDS)
-          break;
-        const reply = await this.askClient(x.request, x.revision, outcome);
-        if ('refused' in reply) {
-          return {
-            content: [{ type: 'text', text: `The user did not provide the input (${reply.refused}).` }],
-            isError: true,
-          };
-        }
-        result = await run(flight, reply);
-      }
-      if (result.outcome.type === 'promise' && this.tasks && x.stateless && this.tasks.optedIn(x)) {
-        return this.tasks.fromPromise(name, params.arguments, result.outcome);
-      }
-      return toCallToolResult(result, { hasOutputSchema });
+    const complete = (result: CallResult): Record<string, unknown> =>
+      result.outcome.type === 'promise' && this.tasks && x.stateless && this.tasks.optedIn(x)
+        ? this.tasks.fromPromise(name, params.arguments, result.outcome)
+        : toCallToolResult(result, { hasOutputSchema });
+    return this.withFlight(m, x, (flight) => {
+      const first = run(flight, elicitation);
+      // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
+      if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') return complete(first);
+      return this.completeCall(first, flight, x, run, complete);
     });
+  }
+
+  /** The rest of a tools/call that has to wait: for the handler, and for the rounds of an elicitation. */
+  private async completeCall(
+    first: CallResult | Promise<CallResult>,
+    flight: Flight,
+    x: Exchange,
+    run: (flight: Flight, answers?: CallRequest['elicitation']) => CallResult | Promise<CallResult>,
+    complete: (result: CallResult) => Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    let result: CallResult = await first;
+    for (let round = 0; result.outcome.type === 'elicitation'; round++) {
+      const outcome = result.outcome;
+      if (x.stateless) {
+        if (!isObject(x.clientCapabilities.elicitation)) {
+          throw new McpProtocolError(-32021, 'Missing required client capability: elicitation', {
+            requiredCapabilities: { elicitation: {} },
+          });
+        }
+        return {
+          resultType: 'input_required',
+          inputRequests: inputRequests(outcome),
+          requestState: outcome.state,
+        };
+      }
+      if (!x.request || !isObject(x.clientCapabilities.elicitation) || round >= MAX_ELICITATION_ROUNDS) break;
+      const reply = await this.askClient(x.request, x.revision, outcome);
+      if ('refused' in reply) {
+        return {
+          content: [{ type: 'text', text: `The user did not provide the input (${reply.refused}).` }],
+          isError: true,
+        };
+      }
+      result = await run(flight, reply);
+    }
+    return complete(result);
   }
 
   /** The answers of a stateless retry: `requestState` plus the elicitation's `inputResponses`. */
@@ -589,14 +613,18 @@ export class McpEngine {
    * to read the signal from rather than the signal: the node adapter makes its signal (an AbortController and a
    * 'close' listener) on first read, and a call that answers within a tick never needs it.
    */
-  private withFlight<T>(m: JsonRpcRequest, x: Exchange, work: (flight: Flight) => Promise<T>): Promise<T> {
+  private withFlight<T>(
+    m: JsonRpcRequest,
+    x: Exchange,
+    work: (flight: Flight) => T | Promise<T>,
+  ): T | Promise<T> {
     // Only a session (or stdio) can send notifications/cancelled for its own requests; a stateless or sessionless
     // request is cancelled by closing its connection, which the transport's signal already says.
     if (m.id === undefined || m.id === null || !x.session) return work(x);
     return this.tracked(m.id, x, work);
   }
 
-  private async tracked<T>(id: JsonRpcId, x: Exchange, work: (flight: Flight) => Promise<T>): Promise<T> {
+  private async tracked<T>(id: JsonRpcId, x: Exchange, work: (flight: Flight) => T | Promise<T>): Promise<T> {
     const controller = new AbortController();
     const key = this.flightKey(x, id);
     const onAbort = () => controller.abort(x.signal.reason);

@@ -67,7 +67,19 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const handler = ((request: NeutralRequest) =>
     request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
 
-  async function handle(request: NeutralRequest): Promise<NeutralResponse> {
+  function handle(request: NeutralRequest): Promise<NeutralResponse> {
+    // The common case, a POST without an authentication hook, without an async layer of its own.
+    if (request.method === 'POST' && !server.authenticate) {
+      try {
+        return post(request, undefined).then(undefined, (err) => reply(undefined, null, err));
+      } catch (err) {
+        return Promise.resolve(reply(undefined, null, err));
+      }
+    }
+    return handleAny(request);
+  }
+
+  async function handleAny(request: NeutralRequest): Promise<NeutralResponse> {
     try {
       const principal = server.authenticate
         ? await authenticateOrThrow(server.authenticate, {
@@ -122,17 +134,34 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     return { status: s, headers: h, body: errorMessage(id, error) };
   }
 
-  async function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+  /**
+   * A POST: checks its headers (throwing what is wrong), then reads the body and answers it. Not async, and
+   * the answer comes in the body's turn when the call can answer at once: each promise turn costs every call.
+   */
+  function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
     assertJsonBodyHeaders(request.headers);
     const accept = request.headers.accept;
     if (accept && !acceptsAny(accept, ['application/json', 'text/event-stream', '*/*', 'application/*'])) {
-      return reply(
-        406,
-        null,
-        new McpLiteError('invalid_request', 'Not Acceptable: accept application/json and text/event-stream'),
+      return Promise.resolve(
+        reply(
+          406,
+          null,
+          new McpLiteError(
+            'invalid_request',
+            'Not Acceptable: accept application/json and text/event-stream',
+          ),
+        ),
       );
     }
-    const body = parseJsonBody(await request.readBody(maxBody));
+    return request.readBody(maxBody).then((bytes) => answerBody(parseJsonBody(bytes), request, principal));
+  }
+
+  /** Answers a POST's parsed body: one message or a batch, within its session if it names one. */
+  function answerBody(
+    body: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): NeutralResponse | Promise<NeutralResponse> {
     const sessionId = request.headers['mcp-session-id'];
     let session: McpSession | undefined;
     if (sessionId !== undefined) {
@@ -148,8 +177,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       );
     }
     if (Array.isArray(body)) return batch(body, request, principal, session);
-    // Awaited: an async function that returns a promise adopts it through extra microtask turns.
-    return await single(body, request, principal, session);
+    return single(body, request, principal, session);
   }
 
   async function batch(
@@ -191,13 +219,14 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     return { status: 200, headers: JSON_HEADERS, body: `[${replies.join(',')}]` };
   }
 
-  async function single(
+  /** Answers one message; synchronously when the call could answer at once (see `post`). */
+  function single(
     body: unknown,
     request: NeutralRequest,
     principal: Principal | undefined,
     session: McpSession | undefined,
     allowStream = true,
-  ): Promise<NeutralResponse> {
+  ): NeutralResponse | Promise<NeutralResponse> {
     if (isResponse(body)) {
       serverRequests.settle(body);
       return { status: 202, headers: {} };
@@ -261,16 +290,24 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
           allowStream,
         });
       }
-      engine.handle(m, x).then(
-        (result) => x.finish(200, resultMessage(id, result)),
-        (err) => {
-          const error = toMcpError(err, !x.stateless);
-          if (error.code === -32603)
-            log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'internal error');
-          x.finish(httpStatusOf(err, error, x.stateless), errorMessage(id, error));
-        },
-      );
-      return await x.response;
+      const exchange = x;
+      const fail = (err: unknown) => {
+        const error = toMcpError(err, !exchange.stateless);
+        if (error.code === -32603)
+          log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'internal error');
+        exchange.finish(httpStatusOf(err, error, exchange.stateless), errorMessage(id, error));
+      };
+      let result: Record<string, unknown> | Promise<Record<string, unknown>>;
+      try {
+        result = engine.handle(m, x);
+      } catch (err) {
+        fail(err);
+        return x.response();
+      }
+      if (result instanceof Promise) {
+        result.then((r) => exchange.finish(200, resultMessage(id, r)), fail);
+      } else x.finish(200, resultMessage(id, result));
+      return x.response();
     } catch (err) {
       return reply(undefined, id, err, {}, stateless);
     }
@@ -423,9 +460,12 @@ class HttpExchange implements Exchange {
   readonly logLevel: string | undefined;
   readonly session: McpSession | undefined;
   readonly canNotify: boolean;
-  readonly response: Promise<NeutralResponse>;
   readonly request: Exchange['request'];
-  private resolveResponse!: (r: NeutralResponse) => void;
+  // The response once known, and a promise of it made only for a caller that asks before then: a call that
+  // answers at once needs no promise.
+  private settled: NeutralResponse | undefined;
+  private pending: Promise<NeutralResponse> | undefined;
+  private resolvePending: ((r: NeutralResponse) => void) | undefined;
   private queue: AsyncQueue<string> | undefined;
   private streamIdValue: string | undefined;
 
@@ -448,9 +488,6 @@ class HttpExchange implements Exchange {
     this.logLevel = init.logLevel;
     this.session = init.session;
     this.canNotify = init.allowStream && (http.headers.accept?.includes('text/event-stream') ?? false);
-    this.response = new Promise((resolve) => {
-      this.resolveResponse = resolve;
-    });
     this.request =
       this.canNotify && !this.stateless ? (method, params) => this.ask(method, params) : undefined;
   }
@@ -463,6 +500,22 @@ class HttpExchange implements Exchange {
   notify(message: Record<string, unknown>): Promise<void> {
     if (!this.canNotify) return Promise.resolve();
     return this.send(JSON.stringify(message));
+  }
+
+  /** The response: the JSON answer, or the SSE stream it turned into; a promise while neither is known. */
+  response(): NeutralResponse | Promise<NeutralResponse> {
+    if (this.settled) return this.settled;
+    this.pending ??= new Promise((resolve) => {
+      this.resolvePending = resolve;
+    });
+    return this.pending;
+  }
+
+  /** The first response given wins (the stream, when the request sent something before its result). */
+  private resolveResponse(response: NeutralResponse): void {
+    if (this.settled) return;
+    this.settled = response;
+    this.resolvePending?.(response);
   }
 
   /** Ends the request with its final message. */
