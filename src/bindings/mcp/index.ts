@@ -290,27 +290,31 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
           allowStream,
         });
       }
-      const exchange = x;
-      const fail = (err: unknown) => {
-        const error = toMcpError(err, !exchange.stateless);
-        if (error.code === -32603)
-          log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'internal error');
-        exchange.finish(httpStatusOf(err, error, exchange.stateless), errorMessage(id, error));
-      };
       let result: Record<string, unknown> | Promise<Record<string, unknown>>;
       try {
         result = engine.handle(m, x);
       } catch (err) {
-        fail(err);
+        finishWithError(x, id, err);
         return x.response();
       }
       if (result instanceof Promise) {
-        result.then((r) => exchange.finish(200, resultMessage(id, r)), fail);
+        result.then(
+          (r) => x.finish(200, resultMessage(id, r)),
+          (err) => finishWithError(x, id, err),
+        );
       } else x.finish(200, resultMessage(id, result));
       return x.response();
     } catch (err) {
       return reply(undefined, id, err, {}, stateless);
     }
+  }
+
+  /** Ends an exchange with the error its call ended in. */
+  function finishWithError(x: HttpExchange, id: JsonRpcId, err: unknown): void {
+    const error = toMcpError(err, !x.stateless);
+    if (error.code === -32603)
+      log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'internal error');
+    x.finish(httpStatusOf(err, error, x.stateless), errorMessage(id, error));
   }
 
   /**
