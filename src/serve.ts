@@ -111,7 +111,8 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
 /**
  * Waits until the server has closed (`closed`), at most `withinMs`, closing each keep-alive connection as soon as
  * its response is written. node's closeIdleConnections() spares connections whose response is still being
- * written, so polling it costs requests nothing, unlike a per-response listener.
+ * written, so polling it costs requests nothing, unlike a per-response listener. A connection still sending its
+ * request (a slow upload) is waited for too, within the same bound; the caller then cuts what is left.
  */
 async function closeWhenIdle(http: Server, closed: Promise<void>, withinMs: number): Promise<void> {
   if (withinMs <= 0) return;
