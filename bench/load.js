@@ -3,7 +3,7 @@
 // shared, and its speed drifts by 10-20% over seconds; short paired rounds in alternating order make such a drift
 // hit both sides of a ratio alike, and the median of the paired ratios ignores a round that a burst still hit.
 import autocannon from 'autocannon';
-import { cpuTimeMs, fmt } from './support.js';
+import { cpuTimeMs, fmt, stopChild, validateContender } from './support.js';
 
 /**
  * The load settings, from the environment so that quick runs are easy (BENCH_ROUNDS=3 BENCH_DURATION=2 npm run
@@ -28,11 +28,28 @@ export function describeLoad(load) {
 }
 
 /**
+ * Starts the contenders (each `start()` resolves with one), checks that each answers the benchmark call right,
+ * loads them with `runInterleaved` and stops them, also when something fails. Resolves with the contenders and
+ * their runs.
+ */
+export async function measureContenders(starters, load) {
+  const contenders = [];
+  try {
+    for (const start of starters) contenders.push(await start());
+    for (const c of contenders) await validateContender(c);
+    await runInterleaved(contenders, load);
+  } finally {
+    await Promise.all(contenders.map((c) => stopChild(c.child)));
+  }
+  return contenders;
+}
+
+/**
  * Warms every contender up, then runs `load.rounds` rounds; each round loads every contender once, in the list's
  * order on even rounds and in reverse on odd ones. Each contender's `runs` gets one autocannon result per round,
  * with `cpuMicrosPerRequest` (the server's own CPU time per answered request, from /proc) where Linux tells it.
  */
-export async function runInterleaved(contenders, load) {
+async function runInterleaved(contenders, load) {
   for (const c of contenders) await loadOnce(c, load, load.warmup);
   for (let round = 0; round < load.rounds; round++) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();

@@ -8,20 +8,12 @@ import {
   describeLoad,
   loadSettings,
   meanRps,
+  measureContenders,
   pairedRatio,
   printRatio,
   printTable,
-  runInterleaved,
 } from '../load.js';
-import {
-  fmt,
-  ROOT,
-  startChild,
-  startHttpBaseline,
-  startSdkServer,
-  stopChild,
-  validateContender,
-} from '../support.js';
+import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer } from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -43,15 +35,14 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 export default async function run() {
   console.log('\n## HTTP: tools/call of echo {"message":"hello","repeat":2} (MCP-lite HTTP, JSON-RPC)');
   console.log(describeLoad(LOAD));
-  const contenders = [];
-  try {
-    contenders.push(await startMcplite(), await startHttpBaseline(CALL));
-    if (WITH_SDK) contenders.push(await startSdkServer('official MCP SDK', CALL));
-    for (const c of contenders) await validateContender(c);
-    await runInterleaved(contenders, LOAD);
-  } finally {
-    await Promise.all(contenders.map((c) => stopChild(c.child)));
-  }
+  const contenders = await measureContenders(
+    [
+      startMcplite,
+      () => startHttpBaseline(CALL),
+      ...(WITH_SDK ? [() => startSdkServer('official MCP SDK', CALL)] : []),
+    ],
+    LOAD,
+  );
   const [mcplite, baseline, sdk] = contenders;
   printTable(contenders, baseline);
   const ratio = pairedRatio(mcplite, baseline);

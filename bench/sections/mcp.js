@@ -8,20 +8,12 @@ import {
   describeLoad,
   loadSettings,
   meanRps,
+  measureContenders,
   pairedRatio,
   printRatio,
   printTable,
-  runInterleaved,
 } from '../load.js';
-import {
-  fmt,
-  ROOT,
-  startChild,
-  startHttpBaseline,
-  startSdkServer,
-  stopChild,
-  validateContender,
-} from '../support.js';
+import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer } from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -51,18 +43,14 @@ const SDK_CALL = JSON.stringify({
 export default async function run() {
   console.log('\n## MCP: stateless tools/call of echo over Streamable HTTP');
   console.log(describeLoad(LOAD));
-  const contenders = [];
-  try {
-    contenders.push(
-      await startMcplite(),
-      await startHttpBaseline(STATELESS_CALL),
-      await startSdkServer('official SDK stateless', SDK_CALL),
-    );
-    for (const c of contenders) await validateContender(c);
-    await runInterleaved(contenders, LOAD);
-  } finally {
-    await Promise.all(contenders.map((c) => stopChild(c.child)));
-  }
+  const contenders = await measureContenders(
+    [
+      startMcplite,
+      () => startHttpBaseline(STATELESS_CALL),
+      () => startSdkServer('official SDK stateless', SDK_CALL),
+    ],
+    LOAD,
+  );
   const [mcplite, baseline, sdk] = contenders;
   printTable(contenders, baseline);
   const vsBaseline = pairedRatio(mcplite, baseline);

@@ -26,6 +26,27 @@ export const TEST_AUDIO_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACAB
 
 const EMPTY = { type: 'object', properties: {} };
 
+/**
+ * A tool that asks for the form `schema` and answers with what the user sent (the conformance suite's SEP
+ * elicitation scenarios differ only in the form).
+ */
+function elicitingTool(name: string, description: string, message: string, schema: object): ToolDefinition {
+  return {
+    name,
+    description,
+    inputSchema: EMPTY,
+    handler: (_args, ctx) =>
+      ctx.elicitation
+        ? richContent([
+            {
+              type: 'text',
+              text: `Elicitation completed: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`,
+            },
+          ])
+        : elicit({ message, schema }),
+  };
+}
+
 function tools(getServer: () => ToolServer): ToolDefinition[] {
   return [
     {
@@ -146,104 +167,78 @@ function tools(getServer: () => ToolServer): ToolDefinition[] {
         });
       },
     },
-    {
-      name: 'test_elicitation_sep1034_defaults',
-      description: 'Tests elicitation with default values per SEP-1034',
-      inputSchema: EMPTY,
-      handler: (_args, ctx) => {
-        if (ctx.elicitation) {
-          return richContent([
-            {
-              type: 'text',
-              text: `Elicitation completed: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`,
-            },
-          ]);
-        }
-        return elicit({
-          message: 'Please review and update the form fields with defaults',
-          schema: {
-            type: 'object',
-            properties: {
-              name: { type: 'string', description: 'User name', default: 'John Doe' },
-              age: { type: 'integer', description: 'User age', default: 30 },
-              score: { type: 'number', description: 'User score', default: 95.5 },
-              status: {
-                type: 'string',
-                description: 'User status',
-                enum: ['active', 'inactive', 'pending'],
-                default: 'active',
-              },
-              verified: { type: 'boolean', description: 'Verification status', default: true },
-            },
-            required: [],
+    elicitingTool(
+      'test_elicitation_sep1034_defaults',
+      'Tests elicitation with default values per SEP-1034',
+      'Please review and update the form fields with defaults',
+      {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
           },
-        });
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+        required: [],
       },
-    },
-    {
-      name: 'test_elicitation_sep1330_enums',
-      description: 'Tests elicitation with enum schema improvements per SEP-1330',
-      inputSchema: EMPTY,
-      handler: (_args, ctx) => {
-        if (ctx.elicitation) {
-          return richContent([
-            {
-              type: 'text',
-              text: `Elicitation completed: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`,
-            },
-          ]);
-        }
-        return elicit({
-          message: 'Please select options from the enum fields',
-          schema: {
-            type: 'object',
-            properties: {
-              untitledSingle: {
-                type: 'string',
-                description: 'Select one option',
-                enum: ['option1', 'option2', 'option3'],
-              },
-              titledSingle: {
-                type: 'string',
-                description: 'Select one option with titles',
-                oneOf: [
-                  { const: 'value1', title: 'First Option' },
-                  { const: 'value2', title: 'Second Option' },
-                  { const: 'value3', title: 'Third Option' },
-                ],
-              },
-              legacyEnum: {
-                type: 'string',
-                description: 'Select one option (legacy)',
-                enum: ['opt1', 'opt2', 'opt3'],
-                enumNames: ['Option One', 'Option Two', 'Option Three'],
-              },
-              untitledMulti: {
-                type: 'array',
-                description: 'Select multiple options',
-                minItems: 1,
-                maxItems: 3,
-                items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-              },
-              titledMulti: {
-                type: 'array',
-                description: 'Select multiple options with titles',
-                minItems: 1,
-                maxItems: 3,
-                items: {
-                  anyOf: [
-                    { const: 'value1', title: 'First Choice' },
-                    { const: 'value2', title: 'Second Choice' },
-                    { const: 'value3', title: 'Third Choice' },
-                  ],
-                },
-              },
-            },
-            required: [],
+    ),
+    elicitingTool(
+      'test_elicitation_sep1330_enums',
+      'Tests elicitation with enum schema improvements per SEP-1330',
+      'Please select options from the enum fields',
+      {
+        type: 'object',
+        properties: {
+          untitledSingle: {
+            type: 'string',
+            description: 'Select one option',
+            enum: ['option1', 'option2', 'option3'],
           },
-        });
+          titledSingle: {
+            type: 'string',
+            description: 'Select one option with titles',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Select one option (legacy)',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: {
+            type: 'array',
+            description: 'Select multiple options',
+            minItems: 1,
+            maxItems: 3,
+            items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          },
+          titledMulti: {
+            type: 'array',
+            description: 'Select multiple options with titles',
+            minItems: 1,
+            maxItems: 3,
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
+        },
+        required: [],
       },
-    },
+    ),
     {
       name: 'json_schema_2020_12_tool',
       description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',

@@ -195,16 +195,20 @@ export function rawPost(
 
 /** One parsed SSE event with its JSON data. */
 export interface SseEvent {
-  event: string | undefined;
+  event: string;
   data: any;
 }
 
-/** Reads a whole SSE response with eventsource-parser; JSON-decodes each event's data. */
+/**
+ * Reads a whole SSE response with eventsource-parser, calling `onEvent` as each event arrives (so a test can
+ * act mid-stream), and resolves with every event, its data JSON-decoded, once the server ends the stream.
+ */
 export async function readSse(res: Response, onEvent: (e: SseEvent) => void = () => {}): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
-      const e = { event: message.event, data: JSON.parse(message.data) };
+      // An event without a name is a `message` event (the SSE standard's default).
+      const e = { event: message.event ?? 'message', data: JSON.parse(message.data) };
       events.push(e);
       onEvent(e);
     },

@@ -1,7 +1,10 @@
 /**
- * Test helpers that speak MCP-lite HTTP with real clients: fetch for requests, eventsource-parser for SSE.
+ * Test helpers that speak MCP-lite HTTP with real clients: fetch for requests, eventsource-parser for SSE (the
+ * request and SSE helpers are http-harness's).
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { postJson as post } from './http-harness.js';
+
+export { postJson as post, readSse, type SseEvent } from './http-harness.js';
 
 /** A decoded JSON-RPC response. */
 export interface RpcResponse {
@@ -9,21 +12,6 @@ export interface RpcResponse {
   id: string | number | null;
   result?: Record<string, any>;
   error?: { code: number; message: string; data?: any };
-}
-
-/** One SSE event with its JSON data parsed. */
-export interface SseEvent {
-  event: string;
-  data: any;
-}
-
-/** POSTs a JSON body (given as an object, or as text to send exactly). */
-export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
 }
 
 /** A tools/call message. */
@@ -48,26 +36,6 @@ export async function rpc(
     throw new Error(`unexpected content type ${res.headers.get('content-type')}`);
   }
   return (await res.json()) as RpcResponse;
-}
-
-/**
- * Reads a whole SSE response with eventsource-parser, calling `onEvent` as each event arrives (so a test can
- * act mid-stream), and resolves with every event once the server ends the stream.
- */
-export async function readSse(res: Response, onEvent: (e: SseEvent) => void = () => {}): Promise<SseEvent[]> {
-  const events: SseEvent[] = [];
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
-      const e = { event: message.event ?? 'message', data: JSON.parse(message.data) };
-      events.push(e);
-      onEvent(e);
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
-  }
-  return events;
 }
 
 /** True for an ISO-8601 timestamp that parses. */

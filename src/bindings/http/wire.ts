@@ -31,7 +31,7 @@ export function toWireResult({ outcome, meta }: CallResult): Record<string, unkn
 
 /**
  * `JSON.stringify(toWireResult(result))`, with answers (nearly every call) written around the stringified result
- * by hand: their `_meta` holds two known strings and a number, which a template writes in a fraction of the time
+ * by hand: their `_meta` holds three strings and a number, which a template writes in a fraction of the time
  * a generic stringify takes. The text is exactly what JSON.stringify gives (wire.test.ts holds it to that).
  */
 export function wireResultJson(result: CallResult): string {
@@ -43,23 +43,11 @@ export function wireResultJson(result: CallResult): string {
       return (
         `{"content":${content},"_meta":{"response_type":"answer","timestamp":${JSON.stringify(meta.timestamp)},` +
         `"processing_time_ms":${JSON.stringify(meta.processing_time_ms)},` +
-        `"server_version":${versionJson(meta.server_version)}}}`
+        `"server_version":${JSON.stringify(meta.server_version)}}}`
       );
     }
   }
   return JSON.stringify(toWireResult(result));
-}
-
-let lastVersion: string | undefined;
-let lastVersionJson = '';
-
-/** A server's version as JSON, kept for the next call: a server answers with one version all its life. */
-function versionJson(version: string): string {
-  if (version !== lastVersion) {
-    lastVersion = version;
-    lastVersionJson = JSON.stringify(version);
-  }
-  return lastVersionJson;
 }
 
 /** The HTTP status of an error that answers a whole request (JSON-RPC errors inside a batch stay 200). */

@@ -312,13 +312,7 @@ export class McpEngine {
         const native = typeof params.name === 'string' ? this.nativePrompts.get(params.name) : undefined;
         if (native && !this.server.prompts.has(native.prompt.name)) {
           return this.withFlight(m, x, async (flight) =>
-            native.handler(params, {
-              ...x,
-              signal: flight.signal,
-              notify: (msg) => x.notify(msg),
-              request: x.request,
-              progressToken: undefined,
-            }),
+            native.handler(params, this.nativeContext(x, flight, undefined)),
           );
         }
         return {
@@ -456,13 +450,10 @@ export class McpEngine {
     const native = this.native.get(name);
     if (native && !this.server.catalog.get(name)) {
       return this.withFlight(m, x, async (flight) =>
-        native.handler(params, {
-          ...x,
-          signal: flight.signal,
-          notify: (message) => x.notify(message),
-          request: x.request,
-          progressToken: hasProgress ? (progressToken as string | number) : undefined,
-        }),
+        native.handler(
+          params,
+          this.nativeContext(x, flight, hasProgress ? (progressToken as string | number) : undefined),
+        ),
       );
     }
     const tool = this.server.catalog.get(name);
@@ -565,6 +556,21 @@ export class McpEngine {
       result = await run(flight, reply);
     }
     return complete(result);
+  }
+
+  /** What a native tool or prompt handler gets: the exchange, with the flight's signal. */
+  private nativeContext(
+    x: Exchange,
+    flight: Flight,
+    progressToken: string | number | undefined,
+  ): McpNativeContext {
+    return {
+      ...x,
+      signal: flight.signal,
+      notify: (message) => x.notify(message),
+      request: x.request,
+      progressToken,
+    };
   }
 
   /** The answers of a stateless retry: `requestState` plus the elicitation's `inputResponses`. */

@@ -67,45 +67,47 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const handler = ((request: NeutralRequest) =>
     request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
 
+  /** Never rejects: every failure becomes an error response. */
   function handle(request: NeutralRequest): Promise<NeutralResponse> {
-    // The common case, a POST without an authentication hook, without an async layer of its own.
-    if (request.method === 'POST' && !server.authenticate) {
-      try {
-        return post(request, undefined).then(undefined, (err) => reply(undefined, null, err));
-      } catch (err) {
-        return Promise.resolve(reply(undefined, null, err));
-      }
-    }
-    return handleAny(request);
+    // Without a hook there is nothing to wait for: no async layer of its own, which costs every request.
+    if (server.authenticate) return authenticated(server.authenticate, request);
+    return byMethod(request, undefined);
   }
 
-  async function handleAny(request: NeutralRequest): Promise<NeutralResponse> {
+  async function authenticated(
+    hook: NonNullable<ToolServer['authenticate']>,
+    request: NeutralRequest,
+  ): Promise<NeutralResponse> {
+    let principal: Principal | undefined;
     try {
-      const principal = server.authenticate
-        ? await authenticateOrThrow(server.authenticate, {
-            token: bearerToken(request.headers.authorization),
-            headers: request.headers,
-          })
-        : undefined;
+      principal = await authenticateOrThrow(hook, {
+        token: bearerToken(request.headers.authorization),
+        headers: request.headers,
+      });
+    } catch (err) {
+      return reply(undefined, null, err);
+    }
+    return byMethod(request, principal);
+  }
+
+  function byMethod(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+    try {
       switch (request.method) {
         case 'POST':
-          return await post(request, principal);
+          return post(request, principal).then(undefined, (err) => reply(undefined, null, err));
         case 'GET':
-          return get(request);
+          return Promise.resolve(get(request));
         case 'DELETE':
-          return del(request);
+          return Promise.resolve(del(request));
         default:
-          return reply(
-            405,
-            null,
-            new McpLiteError('method_not_allowed', `Method ${request.method} not allowed`),
-            {
+          return Promise.resolve(
+            reply(405, null, new McpLiteError('method_not_allowed', `Method ${request.method} not allowed`), {
               allow: 'GET, POST, DELETE',
-            },
+            }),
           );
       }
     } catch (err) {
-      return reply(undefined, null, err);
+      return Promise.resolve(reply(undefined, null, err));
     }
   }
   Object.defineProperty(handler, 'engine', { value: engine });
