@@ -12,7 +12,9 @@ const server = createServer((req, res) => {
     try {
       const msg = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       id = msg.id ?? null;
-      body = JSON.stringify({ jsonrpc: '2.0', id, result: { content: msg.params?.arguments ?? null } });
+      // The echo's arguments: JSON-RPC `params.arguments`, or a Webtools execute's `request` (the webtools section).
+      const args = msg.params?.arguments ?? msg.request ?? null;
+      body = JSON.stringify({ jsonrpc: '2.0', id, result: { content: args } });
     } catch {
       body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32700, message: 'Parse error' } });
     }

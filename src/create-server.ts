@@ -1,16 +1,29 @@
 import type { PromiseStore } from './core/promises/store.js';
-import { ToolServer, type ToolServerOptions } from './core/server.js';
+import type { RateLimitOptions } from './core/rate-limit.js';
+import { ToolServer } from './core/server.js';
+import type { ToolServerOptions } from './core/server-options.js';
 import { MemoryPromiseStore } from './stores/memory.js';
+import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
 
-/** Options of `createServer`: the core options, with the promise store defaulting to the memory store. */
-export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore'> {
+/** Options of `createServer`: the core options, with the stores defaulting to the memory stores. */
+export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 'rateLimit'> {
   /** Where promises live. Default: a new in-memory store. `false` turns promises off (no `redeem` tool). */
   promiseStore?: PromiseStore | false;
+  /**
+   * Per-caller rate limiting of tool calls on every binding: a number is requests per second (burst the same),
+   * an object sets the burst and the bucket store too (default: a bounded in-memory store). Default: none.
+   */
+  rateLimit?: number | RateLimitOptions;
 }
 
 /** Creates a tool server with the embedded defaults (in-memory promises). Serve it with `serve`. */
 export function createServer(options: ServerOptions): ToolServer {
-  const { promiseStore, ...rest } = options;
+  const { promiseStore, rateLimit, ...rest } = options;
   const store = promiseStore === false ? undefined : (promiseStore ?? new MemoryPromiseStore());
-  return new ToolServer({ ...rest, ...(store ? { promiseStore: store } : {}) });
+  const limit = typeof rateLimit === 'number' ? { requestsPerSecond: rateLimit } : rateLimit;
+  return new ToolServer({
+    ...rest,
+    ...(store ? { promiseStore: store } : {}),
+    ...(limit ? { rateLimit: { ...limit, store: limit.store ?? new MemoryRateLimitStore() } } : {}),
+  });
 }

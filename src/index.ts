@@ -1,21 +1,29 @@
 /**
- * mcplite: define tools once, serve them statelessly over MCP-lite HTTP (and, as bindings land, gRPC, MCP and
- * Webtools).
+ * mcplite: define tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and full MCP (Streamable HTTP, stdio).
+ * How it is built: docs/architecture.md.
  */
 export { toFetchHandler } from './adapters/fetch.js';
-export { listenNode, type NodeListening, toNodeListener } from './adapters/node.js';
+export { listenNode, type NodeListening, toNodeListener, type UpgradeHandler } from './adapters/node.js';
 export { composeHandlers } from './bindings/common/compose.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 export { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
-export type { McpNativeContext, McpNativePrompt, McpNativeTool } from './bindings/mcp/engine.js';
+export {
+  type McpLiteStdioOptions,
+  type McpLiteStdioServer,
+  serveMcpLiteStdio,
+} from './bindings/http/stdio.js';
 export { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
+export type { McpNativeContext, McpNativePrompt, McpNativeTool } from './bindings/mcp/native.js';
 export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio.js';
-export { McpProtocolError } from './bindings/mcp/wire.js';
+export { createWebtoolsBinding, type WebtoolsBindingOptions } from './bindings/webtools/index.js';
+export { createMcpLiteWsBinding, type McpLiteWsOptions, type WsEndpoint } from './bindings/ws/index.js';
 export { type Authenticate, bearerAuth, type Credentials, type Principal } from './core/auth.js';
+export type { CallRequest } from './core/call-request.js';
+export { callerKey } from './core/caller.js';
 export type { Listing } from './core/catalog.js';
 export { type ContentBlock, type ResourceContents, type RichContent, richContent } from './core/content.js';
 export type { ElicitationReply } from './core/elicitations.js';
-export { type ErrorCode, McpLiteError } from './core/errors.js';
+export { ERROR_CODES, type ErrorCode, McpLiteError } from './core/errors.js';
 export type { NeutralHandler, NeutralRequest, NeutralResponse } from './core/http.js';
 export type { Logger } from './core/logger.js';
 export { type LogNotice, logToClient, type ProgressNotice, reportProgress } from './core/notices.js';
@@ -32,6 +40,7 @@ export {
 } from './core/outcomes.js';
 export type { PromiseRecord, PromiseStore, Settlement } from './core/promises/store.js';
 export type { PromptArgument, PromptDefinition, PromptMessage, PromptValue } from './core/prompts.js';
+export type { RateLimitOptions, RateLimitStore } from './core/rate-limit.js';
 export type {
   Completer,
   ResourceContext,
@@ -40,8 +49,11 @@ export type {
   ResourceTemplateDefinition,
 } from './core/resources.js';
 export type { JsonSchema, SchemaInput } from './core/schema.js';
-export { type CallRequest, ToolServer, type ToolServerOptions } from './core/server.js';
+export { ToolServer } from './core/server.js';
+export type { ToolServerOptions } from './core/server-options.js';
 export { defineTool, type ToolContext, type ToolDefinition, type ToolHandler } from './core/tool.js';
+export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
 export { createServer, type ServerOptions } from './create-server.js';
-export { type RunningServer, type ServeOptions, serve } from './serve.js';
+export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';
 export { MemoryPromiseStore, type MemoryPromiseStoreOptions } from './stores/memory.js';
+export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './stores/memory-rate-limit.js';

@@ -3,10 +3,24 @@ import { type ListenOptions, listenNode, type NodeListening } from './adapters/n
 import { composeHandlers } from './bindings/common/compose.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
-import { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
+import { createHttpBinding, type HttpBindingOptions, normaliseBase } from './bindings/http/index.js';
 import { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
+import {
+  createLegacySseBinding,
+  type LegacySseHandler,
+  type LegacySseOptions,
+} from './bindings/mcp/legacy-sse.js';
+import { createWebtoolsBinding } from './bindings/webtools/index.js';
+import {
+  createMcpLiteWsBinding,
+  createMcpWsBinding,
+  type McpLiteWsOptions,
+  type McpWsOptions,
+  type WsEndpoint,
+} from './bindings/ws/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
+import type { InspectorOptions } from './inspector/index.js';
 
 /** Options of `serve`: where to listen, the HTTP binding's options and the local-bind protection. */
 export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGuardOptions {
@@ -19,7 +33,7 @@ export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGua
   extraHandlers?: NeutralHandler[];
   /**
    * Also serve the MCP-lite gRPC binding (with reflection and health) on this port; 0 picks a free one.
-   * Default: no gRPC (the CLI passes 50051). Its message limit is `maxBodyBytes`.
+   * Default: no gRPC (the CLI passes 50051). `maxBodyBytes` bounds its request messages (not its responses).
    */
   grpcPort?: number | false;
   /** Address the gRPC listener binds. Default: `host`. */
@@ -28,6 +42,49 @@ export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGua
   mcpPath?: string | false;
   /** Options of the MCP binding (sessions, page size, caching hints…). */
   mcp?: Omit<McpBindingOptions, 'path'>;
+  /** Where MCP-lite over WebSocket lives; `false` turns it off. Default `<basePath>ws` (`/mcp-lite/v1/ws`). */
+  wsPath?: string | false;
+  /** Options of MCP-lite over WebSocket (message and buffer bounds, keepalive, connection bounds…). */
+  ws?: Omit<McpLiteWsOptions, 'path'>;
+  /**
+   * MCP over WebSocket, an upgrade on `mcpPath` (subprotocol `mcp`): its bounds (as `ws`) and engine options
+   * (default: those of `mcp`), or `false` for none. Default on whenever `mcpPath` is.
+   */
+  mcpWs?: Omit<McpWsOptions, 'path'> | false;
+  /**
+   * MCP's legacy HTTP+SSE transport (2024-11-05: `GET /sse`, `POST /messages?sessionId=…`): its paths and bounds
+   * (engine options default to those of `mcp`), or `false` for none. Default on whenever `mcpPath` is.
+   */
+  legacySse?: LegacySseOptions | false;
+  /** Where the Webtools binding lives (`<path><webtool>/`); `false` turns it off. Default `/webtools/`. */
+  webtoolsPath?: string | false;
+  /**
+   * Mount the web inspector at `/inspector/` (or `path`), inspecting this server through its own MCP-lite HTTP
+   * binding. Off by default; it answers loopback clients only unless `allowRemote` (docs/inspector.md).
+   */
+  inspector?: boolean | Omit<InspectorOptions, 'target' | 'selfBasePath' | 'requiresToken'>;
+}
+
+/** A listener that could not start (a port in use, an address not available): which binding, and where. */
+export class ListenError extends Error {
+  /** True when the port is taken (by another server, or another mcplite). */
+  readonly inUse: boolean;
+
+  constructor(
+    /** The listener that failed: the HTTP one (MCP-lite HTTP and /mcp) or the gRPC one. */
+    readonly binding: 'http' | 'grpc',
+    readonly host: string,
+    readonly port: number,
+    cause: unknown,
+  ) {
+    const c = cause as { code?: string; message?: string } | undefined;
+    // grpc-js reports a taken port only inside its message ("... EADDRINUSE ...").
+    const inUse = c?.code === 'EADDRINUSE' || /EADDRINUSE/.test(c?.message ?? '');
+    const reason = inUse ? 'the port is in use' : (c?.code ?? c?.message ?? String(cause));
+    super(`${binding === 'grpc' ? 'gRPC' : 'HTTP'}: cannot listen on ${host}:${port}: ${reason}`, { cause });
+    this.name = 'ListenError';
+    this.inUse = inUse;
+  }
 }
 
 /** A running server. */
@@ -38,6 +95,12 @@ export interface RunningServer {
   url: string;
   /** The gRPC listener, when `grpcPort` was given. */
   grpc?: GrpcListening;
+  /** MCP-lite over WebSocket, unless turned off. */
+  ws?: WsEndpoint;
+  /** MCP over WebSocket, unless turned off. */
+  mcpWs?: WsEndpoint;
+  /** MCP's legacy HTTP+SSE transport, unless turned off. */
+  legacySse?: LegacySseHandler;
   /** Stops accepting, waits up to `graceMs` for in-flight calls, then aborts what is left and closes. */
   close(graceMs?: number): Promise<void>;
 }
@@ -53,16 +116,70 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
           ...options.mcp,
           path: options.mcpPath ?? '/mcp',
         });
+  const legacy: LegacySseHandler | undefined =
+    options.mcpPath === false || options.legacySse === false
+      ? undefined
+      : createLegacySseBinding(server, {
+          maxBodyBytes: options.maxBodyBytes,
+          ...engineOptions(options.mcp),
+          ...options.legacySse,
+        });
+  const webtools =
+    options.webtoolsPath === false
+      ? []
+      : [
+          createWebtoolsBinding(server, {
+            basePath: options.webtoolsPath ?? '/webtools/',
+            ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+            ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+          }),
+        ];
+  const httpBinding = createHttpBinding(server, options);
   let handler = composeHandlers(
-    createHttpBinding(server, options),
+    httpBinding,
+    ...webtools,
     ...(mcp ? [mcp] : []),
+    ...(legacy ? [legacy] : []),
     ...(options.extraHandlers ?? []),
+    // Last, so that it costs the bindings' requests nothing.
+    ...(options.inspector ? [await inspectorFor(server, httpBinding, options)] : []),
   );
-  if (options.dnsRebindingProtection ?? isLoopbackHost(host)) handler = withHostGuard(handler, options);
+  const guarded = options.dnsRebindingProtection ?? isLoopbackHost(host);
+  if (guarded) handler = withHostGuard(handler, options);
+  const ws =
+    options.wsPath === false
+      ? undefined
+      : createMcpLiteWsBinding(server, {
+          maxMessageBytes: options.maxBodyBytes,
+          maxBatchSize: options.maxBatchSize,
+          checkHost: guarded,
+          allowedHosts: options.allowedHosts,
+          allowedOrigins: options.allowedOrigins,
+          ...options.ws,
+          path: options.wsPath ?? `${normaliseBase(options.basePath ?? '/mcp-lite/v1/')}ws`,
+        });
+  const mcpWs =
+    options.mcpPath === false || options.mcpWs === false
+      ? undefined
+      : createMcpWsBinding(server, {
+          maxMessageBytes: options.maxBodyBytes,
+          checkHost: guarded,
+          allowedHosts: options.allowedHosts,
+          allowedOrigins: options.allowedOrigins,
+          ...engineOptions(options.mcp),
+          ...options.mcpWs,
+          path: options.mcpPath ?? '/mcp',
+        });
+  const endpoints = [ws, mcpWs].filter((e): e is WsEndpoint => e !== undefined);
   const http = await listenNode(handler, {
     ...options,
     host,
+    ...(endpoints.length > 0
+      ? { onUpgrade: (req, socket, head) => endpoints.some((e) => e.upgrade(req, socket, head)) }
+      : {}),
     onError: options.onError ?? ((err) => server.logger.error({ err }, 'unhandled error in a binding')),
+  }).catch((err: unknown) => {
+    throw new ListenError('http', host, options.port ?? 0, err);
   });
   let grpc: GrpcListening | undefined;
   if (options.grpcPort !== undefined && options.grpcPort !== false) {
@@ -72,12 +189,14 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       grpc = await listenGrpc(server, {
         port: options.grpcPort,
         host: options.grpcHost ?? host,
-        ...(options.maxBodyBytes !== undefined ? { maxMessageBytes: options.maxBodyBytes } : {}),
+        // The body limit bounds what clients send; responses keep gRPC's own limit, as HTTP responses have none.
+        ...(options.maxBodyBytes !== undefined ? { maxRequestBytes: options.maxBodyBytes } : {}),
+        ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       });
     } catch (err) {
       http.server.closeAllConnections();
       await http.close();
-      throw err;
+      throw new ListenError('grpc', options.grpcHost ?? host, options.grpcPort, err);
     }
   }
   let closing: Promise<void> | undefined;
@@ -85,14 +204,21 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     http,
     url: http.url,
     ...(grpc ? { grpc } : {}),
+    ...(ws ? { ws } : {}),
+    ...(mcpWs ? { mcpWs } : {}),
+    ...(legacy ? { legacySse: legacy } : {}),
     close(graceMs = 10_000) {
       closing ??= (async () => {
         const deadline = Date.now() + graceMs;
         const stopped = http.close();
         const grpcStopped = grpc?.close(graceMs);
         await server.drain(graceMs);
-        // The calls are done; MCP session streams never end by themselves, so end them before waiting below.
+        // The calls are done; MCP session streams and WebSocket connections never end by themselves, so end them
+        // before waiting below.
         mcp?.close();
+        legacy?.close();
+        const wsGrace = Math.max(0, Math.min(1000, deadline - Date.now()));
+        await Promise.all(endpoints.map((e) => e.close(wsGrace)));
         // A call that just ended still has its response (the JSON body, the SSE `done`) to write: cutting the
         // connections now would lose it, so wait for open responses too, within the same grace period.
         await closeWhenIdle(http.server, stopped, deadline - Date.now());
@@ -106,6 +232,29 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       return closing;
     },
   };
+}
+
+/**
+ * The inspector for `serve({ inspector })`: it calls this server through its own MCP-lite HTTP binding, in process,
+ * so the page shows the real wire. Loaded on demand, so servers without it do not load it.
+ */
+async function inspectorFor(
+  server: ToolServer,
+  httpBinding: NeutralHandler,
+  options: ServeOptions,
+): Promise<NeutralHandler> {
+  const { createInspector } = await import('./inspector/index.js');
+  const { createMcpLiteHttpTarget } = await import('./inspector/targets/mcp-lite-http.js');
+  const { handlerTransport } = await import('./inspector/targets/transport.js');
+  const basePath = options.basePath ?? '/mcp-lite/v1/';
+  const extra = typeof options.inspector === 'object' ? options.inspector : {};
+  return createInspector({
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...extra,
+    target: createMcpLiteHttpTarget({ transport: handlerTransport(httpBinding, basePath) }),
+    selfBasePath: basePath,
+    requiresToken: server.authenticate !== undefined,
+  }).handler;
 }
 
 /**
@@ -124,6 +273,29 @@ async function closeWhenIdle(http: Server, closed: Promise<void>, withinMs: numb
   await Promise.race([closed, timeout]);
   clearInterval(poll);
   clearTimeout(timer);
+}
+
+/** The MCP engine's options among the MCP binding's: WebSocket connections serve the same tools the same way. */
+function engineOptions(mcp: ServeOptions['mcp']): McpWsOptions & LegacySseOptions {
+  if (!mcp) return {};
+  const {
+    pageSize,
+    cacheTtlMs,
+    instructions,
+    nativeTools,
+    tasksRequired,
+    nativePrompts,
+    serverRequestTimeoutMs,
+  } = mcp;
+  return {
+    pageSize,
+    cacheTtlMs,
+    instructions,
+    nativeTools,
+    tasksRequired,
+    nativePrompts,
+    serverRequestTimeoutMs,
+  };
 }
 
 /** How often a closing server looks for connections that have become idle. */

@@ -22,12 +22,12 @@ afterAll(async () => {
   await running?.close(1000);
 });
 
-/** The A.1 schema of search_documents, verbatim. */
+/** The A.1 schema of search_documents, plus the query's maxLength (an unbounded query stalled the loop). */
 const SEARCH_SCHEMA = {
   type: 'object',
   required: ['query'],
   properties: {
-    query: { type: 'string', description: 'Search query' },
+    query: { type: 'string', description: 'Search query', maxLength: 1000 },
     limit: { type: 'integer', default: 10, minimum: 1, maximum: 100 },
   },
 };

@@ -2,90 +2,13 @@
  * The `mcplite` CLI as a user runs it: a child process (from source, through tsx), its stdout listening line,
  * HTTP calls with fetch, signals, and exit codes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { children, LISTENING, logLine, run, start } from './support/cli-process.js';
 import { makeClient, unary } from './support/grpc-client.js';
 import { callMessage, post, readSse, rpc, type SseEvent } from './support/mcp-lite-http.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src/cli/main.ts');
-const LISTENING = /^mcplite listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp-lite\/v1\/)$/m;
-
-interface Cli {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves with the exit code (or the signal that killed it). */
-  exited: Promise<number | NodeJS.Signals>;
-}
-
-interface ListeningCli extends Cli {
-  /** The base URL from the listening line, e.g. http://127.0.0.1:41234/mcp-lite/v1/ */
-  base: string;
-}
-
-const children = new Set<ChildProcess>();
-
-/** Runs `mcplite <args>` from source. */
-function run(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, MCPLITE_TOKENS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    out += c;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    err += c;
-  });
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal!);
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Runs `mcplite serve ...` and waits for the listening line. */
-async function start(args: string[], env: Record<string, string> = {}): Promise<ListeningCli> {
-  const cli = run(['serve', '--port', '0', '--grpc-port', '0', ...args], env);
-  const base = await new Promise<string>((resolve, reject) => {
-    const check = () => {
-      const m = LISTENING.exec(cli.stdout());
-      if (m) resolve(m[1]!);
-    };
-    cli.child.stdout!.on('data', check);
-    cli.exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${cli.stderr()}`)));
-  });
-  return { ...cli, base };
-}
-
-/** Resolves once a stderr log line satisfies `match` (the CLI logs JSON lines there). */
-function logLine(
-  cli: Cli,
-  match: (entry: Record<string, unknown>) => boolean,
-): Promise<Record<string, unknown>> {
-  return new Promise((resolve) => {
-    const check = () => {
-      for (const line of cli.stderr().split('\n')) {
-        if (!line.startsWith('{')) continue;
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        if (match(entry)) return resolve(entry);
-      }
-    };
-    check();
-    cli.child.stderr!.on('data', check);
-  });
-}
 
 let dir: string;
 
@@ -108,7 +31,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mcplite serve --demo', () => {
+// A cold start through tsx takes seconds on a busy machine: these tests start real processes.
+describe('mcplite serve --demo', { timeout: 45_000 }, () => {
   it('prints the listening line, serves the demo tools and logs JSON to stderr', async () => {
     const cli = await start(['--demo']);
     expect(cli.stdout()).toMatch(LISTENING);
@@ -122,6 +46,37 @@ describe('mcplite serve --demo', () => {
     const listening = await logLine(cli, (e) => e.msg === 'listening');
     expect(listening).toMatchObject({ level: 30, name: 'mcplite', url: cli.base, auth: false });
     expect(listening.tools).toEqual(expect.arrayContaining(['search_documents', 'redeem']));
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('serves the documents webtool and limits each caller with --rate-limit', async () => {
+    const cli = await start(['--demo', '--rate-limit', '2']);
+    await waitFor(() => /mcplite Webtools documents on (\S+)/.test(cli.stdout()));
+    const url = /mcplite Webtools documents on (\S+)/.exec(cli.stdout())![1]!;
+    const meta = (await (await fetch(url)).json()) as { versions: string[] };
+    expect(meta.versions).toEqual(['1.0.0', '1.1.0']);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'get_document', request: { document_id: 'doc_001' } }),
+      });
+      statuses.push(res.status);
+    }
+    // A burst of 2 refilled at 2 per second: the third call within the same moment may or may not find a token.
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ action: 'get_document', request: { document_id: 'doc_001' } }),
+        }).then((r) => r.status),
+      ),
+    );
+    expect(burst).toContain(429);
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
   });
@@ -180,7 +135,7 @@ describe('mcplite serve --demo', () => {
   });
 });
 
-describe('mcplite serve <module>', () => {
+describe('mcplite serve <module>', { timeout: 45_000 }, () => {
   it('serves the tools a .mjs module exports, with its serverOptions, and drains a slow call on SIGTERM', async () => {
     const path = moduleFile(
       'tools.mjs',

@@ -1,12 +1,15 @@
 /**
- * One table of cases, run over every binding, asserting that they agree (DESIGN section 2: the outcome model is
+ * One table of cases, run over every binding, asserting that they agree (docs/architecture.md, "The outcome model": the outcome model is
  * the same on every wire). Each binding contributes one adapter that speaks its wire with a real client and
- * normalises the replies into a common shape; a later binding (MCP, Webtools) joins by adding its adapter to
+ * normalises the replies into a common shape (Webtools, which has no `_meta`, reads the time from `Date`); a later
+ * binding (MCP) joins by adding its adapter to
  * ADAPTERS. Each case states the expected transcript, so the bindings cannot agree on something wrong.
  */
+import { PassThrough } from 'node:stream';
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveMcpLiteStdio } from '../src/bindings/http/stdio.js';
 import { bearerAuth } from '../src/core/auth.js';
 import {
   createServer,
@@ -17,6 +20,7 @@ import {
   type RunningServer,
   serve,
   type ToolDefinition,
+  type ToolServer,
 } from '../src/index.js';
 import {
   errorDetails,
@@ -28,6 +32,7 @@ import {
   toolRequest,
   unary,
 } from './support/grpc-client.js';
+import { connectWs, RefusedUpgrade } from './support/ws-client.js';
 
 // ---- the common shape ----
 
@@ -95,12 +100,16 @@ interface Session {
 /** Where a binding's server listens, and the bearer token to send (if any). */
 interface Endpoint {
   running: RunningServer;
+  /** The tool server itself, for the transports that are not a listener (stdio). */
+  server: ToolServer;
   token?: string;
 }
 
 /** A binding under test: opens a session with its own real client. */
 interface BindingAdapter {
   name: string;
+  /** Fixtures this binding cannot express (said why where it is declared). */
+  skips?: FixtureName[];
   open(endpoint: Endpoint): Session;
 }
 
@@ -127,6 +136,53 @@ function errorDetail(cls: ErrorClass, data: Record<string, unknown>): Record<str
   return {};
 }
 
+// ---- MCP-lite JSON-RPC replies, as every JSON-RPC framing of MCP-lite carries them ----
+
+/** A JSON-RPC result of MCP-lite (HTTP, WebSocket, stdio), normalised. */
+function fromResult(result: Record<string, any>): Reply {
+  const { _meta: meta, ...fields } = result;
+  return {
+    kind: 'result',
+    response_type: meta?.response_type ?? 'answer',
+    fields: mask(fields),
+    meta: {
+      promise_token: typeof meta?.promise_token === 'string',
+      estimated_completion: typeof meta?.estimated_completion === 'string',
+      timestamp: typeof meta?.timestamp === 'string' && !Number.isNaN(Date.parse(meta.timestamp)),
+      ...(meta?.server_version !== undefined ? { server_version: meta.server_version } : {}),
+    },
+  };
+}
+
+/** A JSON-RPC error of MCP-lite, normalised. */
+function fromError(error: { code: number; data?: any }): Reply {
+  const data = error.data ?? {};
+  let cls: ErrorClass;
+  switch (error.code) {
+    case -32601:
+      cls = data.requested_tool !== undefined ? 'tool_not_found' : 'other';
+      break;
+    case -32602:
+      cls = data.reason === 'unknown' ? 'promise_not_found' : 'invalid_params';
+      break;
+    case -32603:
+      cls = 'internal';
+      break;
+    case -32001:
+      cls = 'deadline_exceeded';
+      break;
+    case -32002:
+      cls = 'unauthenticated';
+      break;
+    case -32800:
+      cls = 'cancelled';
+      break;
+    default:
+      cls = 'other';
+  }
+  return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
+}
+
 // ---- adapter: MCP-lite HTTP (fetch, JSON-RPC, SSE) ----
 
 let nextId = 1;
@@ -147,48 +203,6 @@ const httpAdapter: BindingAdapter = {
         method: 'tools/call',
         params: { name, ...(args ? { arguments: args } : {}), ...(elicitation ? { elicitation } : {}) },
       });
-
-    const fromResult = (result: Record<string, any>): Reply => {
-      const { _meta: meta, ...fields } = result;
-      return {
-        kind: 'result',
-        response_type: meta?.response_type ?? 'answer',
-        fields: mask(fields),
-        meta: {
-          promise_token: typeof meta?.promise_token === 'string',
-          estimated_completion: typeof meta?.estimated_completion === 'string',
-          timestamp: typeof meta?.timestamp === 'string' && !Number.isNaN(Date.parse(meta.timestamp)),
-          ...(meta?.server_version !== undefined ? { server_version: meta.server_version } : {}),
-        },
-      };
-    };
-    const fromError = (error: { code: number; data?: any }): Reply => {
-      const data = error.data ?? {};
-      let cls: ErrorClass;
-      switch (error.code) {
-        case -32601:
-          cls = data.requested_tool !== undefined ? 'tool_not_found' : 'other';
-          break;
-        case -32602:
-          cls = data.reason === 'unknown' ? 'promise_not_found' : 'invalid_params';
-          break;
-        case -32603:
-          cls = 'internal';
-          break;
-        case -32001:
-          cls = 'deadline_exceeded';
-          break;
-        case -32002:
-          cls = 'unauthenticated';
-          break;
-        case -32800:
-          cls = 'cancelled';
-          break;
-        default:
-          cls = 'other';
-      }
-      return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
-    };
 
     return {
       async listTools() {
@@ -341,8 +355,300 @@ const grpcAdapter: BindingAdapter = {
   },
 };
 
+// ---- adapters: MCP-lite over WebSocket and over stdio (one JSON-RPC channel each, many messages) ----
+
+/** A connection that carries MCP-lite JSON-RPC messages both ways, as WebSocket and stdio both do. */
+interface MessageChannel {
+  send(message: unknown): void;
+  /** Resolves with the first message (not yet taken) that satisfies `match`. */
+  next(match: (m: any) => boolean): Promise<any>;
+  /** Every message received so far and not taken. */
+  received: any[];
+  close(): void;
+}
+
+/** A session over a channel; `opened` rejects with the reply for a connection the server refused. */
+function channelSession(opened: Promise<MessageChannel>): Session {
+  const request = async (method: string, params: Record<string, unknown>) => {
+    const channel = await opened;
+    const id = nextId++;
+    channel.send({ jsonrpc: '2.0', id, method, params });
+    return { channel, id, message: await channel.next((m) => m.id === id) };
+  };
+  const refused = (err: unknown): Reply => {
+    if (err instanceof RefusedUpgrade && err.status === 401) {
+      return { kind: 'error', class: 'unauthenticated', detail: {} };
+    }
+    throw err;
+  };
+  const callParams = (name: string, args?: Record<string, unknown>, elicitation?: unknown) => ({
+    name,
+    ...(args ? { arguments: args } : {}),
+    ...(elicitation ? { elicitation } : {}),
+  });
+  void opened.catch(() => {});
+  return {
+    async listTools() {
+      const { message } = await request('tools/list', {});
+      return message.result.tools.map((t: any) => ({
+        name: t.name,
+        type: t['@type'] ?? '',
+        description: t.description,
+        inputSchema: t.inputSchema,
+      }));
+    },
+    async call(name, args, elicitation) {
+      try {
+        const { message } = await request('tools/call', callParams(name, args, elicitation));
+        if (message.error) return { reply: fromError(message.error) };
+        return {
+          reply: fromResult(message.result),
+          token: message.result._meta?.promise_token,
+          state: message.result.elicitation?.state,
+        };
+      } catch (err) {
+        return { reply: refused(err) };
+      }
+    },
+    async stream(name, args) {
+      try {
+        const { channel, id, message } = await request('tools/call', {
+          ...callParams(name, args),
+          stream: true,
+        });
+        const partials: unknown[] = [];
+        for (let i = 0; i < channel.received.length; i++) {
+          const m = channel.received[i];
+          if (m.method === 'notifications/partial' && m.params.id === id) {
+            partials.push(m.params.partial);
+            channel.received.splice(i--, 1);
+          }
+        }
+        return { partials, final: message.error ? fromError(message.error) : fromResult(message.result) };
+      } catch (err) {
+        return { partials: [], final: refused(err) };
+      }
+    },
+    close() {
+      void opened.then(
+        (c) => c.close(),
+        () => {},
+      );
+    },
+  };
+}
+
+const wsAdapter: BindingAdapter = {
+  name: 'mcp-lite-ws',
+  open({ running, token }) {
+    const url = `${running.url.replace('http', 'ws')}/mcp-lite/v1/ws`;
+    const opened = connectWs(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    return channelSession(
+      opened.then((c) => ({ send: c.send, next: c.next, received: c.received, close: () => c.ws.close() })),
+    );
+  },
+};
+
+const stdioAdapter: BindingAdapter = {
+  name: 'mcp-lite-stdio',
+  // stdio has no bearer token: whoever holds the pipe is the caller, so the unauthenticated case is not its.
+  skips: ['guarded'],
+  open({ server }) {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const stdio = serveMcpLiteStdio(server, { input, output });
+    const received: any[] = [];
+    const waiters: Array<() => void> = [];
+    let buffered = '';
+    output.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+        received.push(JSON.parse(buffered.slice(0, i)));
+        buffered = buffered.slice(i + 1);
+        for (const w of waiters.splice(0)) w();
+      }
+    });
+    const next = async (match: (m: any) => boolean) => {
+      for (;;) {
+        const i = received.findIndex(match);
+        if (i >= 0) return received.splice(i, 1)[0];
+        await new Promise<void>((r) => waiters.push(r));
+      }
+    };
+    return channelSession(
+      Promise.resolve({
+        send: (m: unknown) => input.write(`${JSON.stringify(m)}\n`),
+        next,
+        received,
+        close: () => {
+          input.end();
+          stdio.close();
+        },
+      }),
+    );
+  },
+};
+
+// ---- adapter: Webtools (fetch: GET metadata, POST execute, SSE) ----
+
+const WEBTOOLS_CLASS: Partial<Record<string, ErrorClass>> = {
+  SCHEMA_ERROR: 'invalid_params',
+  ACTION_NOT_FOUND: 'tool_not_found',
+  PROMISE_NOT_FOUND: 'promise_not_found',
+  INTERNAL_ERROR: 'internal',
+  TIMEOUT: 'deadline_exceeded',
+  UNAUTHENTICATED: 'unauthenticated',
+  CANCELLED: 'cancelled',
+};
+
+const webtoolsAdapter: BindingAdapter = {
+  name: 'webtools',
+  open({ running, token }) {
+    // Without a declaration the whole catalog is one webtool named after the server ("mcplite").
+    const url = `${running.url}/webtools/mcplite/`;
+    const headers = (accept?: string): Record<string, string> => ({
+      'content-type': 'application/json',
+      ...(accept ? { accept } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    });
+    // Webtools replies carry no `_meta`: the server version is the implicit webtool's version (the server's),
+    // read from its metadata, and the time is the response's Date header.
+    let version: Promise<string> | undefined;
+    const webtoolVersion = () => {
+      version ??= fetch(url, { headers: headers() }).then(async (r) => (await r.json()).version);
+      return version;
+    };
+    const meta = async (date: string | null, promise = false) => ({
+      promise_token: promise,
+      estimated_completion: promise,
+      timestamp: date !== null && !Number.isNaN(Date.parse(date)),
+      server_version: await webtoolVersion(),
+    });
+    const fromEnvelope = async (body: any, date: string | null): Promise<Called> => {
+      switch (body.status) {
+        case 'ok':
+          return {
+            reply: {
+              kind: 'result',
+              response_type: 'answer',
+              fields: { content: body.data },
+              meta: await meta(date),
+            },
+          };
+        case 'pending':
+          expect(body.redeem).toEqual({ action: 'redeem', request: { promise: body.promise } });
+          expect(Date.parse(body.estimated_completion)).not.toBeNaN();
+          return {
+            reply: { kind: 'result', response_type: 'promise', fields: {}, meta: await meta(date, true) },
+            token: body.promise,
+          };
+        case 'input_required':
+          return {
+            reply: {
+              kind: 'result',
+              response_type: 'elicitation',
+              fields: mask({ elicitation: body.input }),
+              meta: await meta(date),
+            },
+            state: body.input.state,
+          };
+        default: {
+          const { code, message, details } = body.error;
+          if (code === 'RESOURCE_REQUIRED') {
+            return {
+              reply: {
+                kind: 'result',
+                response_type: 'request-for-more-resource',
+                fields: { resource_request: { ...details, message } },
+                meta: await meta(date),
+              },
+            };
+          }
+          const cls = WEBTOOLS_CLASS[code];
+          if (cls === undefined) {
+            // Not a protocol error: the tool's own failure (TOOL_ERROR when the tool gave no code).
+            const failure = {
+              message,
+              ...(code !== 'TOOL_ERROR' ? { code } : {}),
+              ...(details !== undefined ? { details } : {}),
+            };
+            return {
+              reply: {
+                kind: 'result',
+                response_type: 'failure',
+                fields: { failure },
+                meta: await meta(date),
+              },
+            };
+          }
+          const data = details ?? {};
+          const detail =
+            cls === 'tool_not_found'
+              ? errorDetail(cls, {
+                  requested_tool: data.requested_action,
+                  available_tools: data.available_actions,
+                  suggestion: data.suggestion,
+                })
+              : errorDetail(cls, data);
+          return { reply: { kind: 'error', class: cls, detail } };
+        }
+      }
+    };
+    const body = (action: string, request?: Record<string, unknown>, elicitation?: unknown) =>
+      JSON.stringify({ action, request: request ?? {}, ...(elicitation ? { elicitation } : {}) });
+    return {
+      async listTools() {
+        const res = await fetch(url, { headers: headers() });
+        const metadata = (await res.json()) as { actions: any[] };
+        return metadata.actions.map((a) => ({
+          name: a.name,
+          type: a['@type'] ?? '',
+          description: a.description,
+          inputSchema: a.requestSchema,
+        }));
+      },
+      async call(name, args, elicitation) {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: headers(),
+          body: body(name, args, elicitation),
+        });
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        return fromEnvelope(await res.json(), res.headers.get('date'));
+      },
+      async stream(name, args) {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: headers('text/event-stream'),
+          body: body(name, args),
+        });
+        if (res.status === 401) {
+          return { partials: [], final: (await fromEnvelope(await res.json(), null)).reply };
+        }
+        expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        const partials: unknown[] = [];
+        let final: unknown;
+        const parser = createParser({
+          onEvent: (e) => {
+            const data = JSON.parse(e.data);
+            if (e.event === 'message') partials.push(data.partial);
+            else if (e.event === 'done' || e.event === 'error') final = data;
+          },
+        });
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          parser.feed(decoder.decode(chunk, { stream: true }));
+        }
+        if (!final) throw new Error('the SSE stream ended without done or error');
+        return { partials, final: (await fromEnvelope(final, res.headers.get('date'))).reply };
+      },
+      close() {},
+    };
+  },
+};
+
 /** Every binding in the suite. A new binding adds its adapter here. */
-const ADAPTERS: BindingAdapter[] = [httpAdapter, grpcAdapter];
+const ADAPTERS: BindingAdapter[] = [httpAdapter, grpcAdapter, webtoolsAdapter, wsAdapter, stdioAdapter];
 
 // ---- the tools and the servers (one ToolServer per fixture, served over every binding at once) ----
 
@@ -469,9 +775,9 @@ beforeAll(async () => {
   const openRunning = await serve(open, { port: 0, grpcPort: 0 });
   const guarded = createServer({ tools, version: VERSION, authenticate: bearerAuth(['t0ken']) });
   const guardedRunning = await serve(guarded, { port: 0, grpcPort: 0 });
-  fixtures.set('open', { running: openRunning });
-  fixtures.set('guarded', { running: guardedRunning });
-  fixtures.set('guarded-with-token', { running: guardedRunning, token: 't0ken' });
+  fixtures.set('open', { running: openRunning, server: open });
+  fixtures.set('guarded', { running: guardedRunning, server: guarded });
+  fixtures.set('guarded-with-token', { running: guardedRunning, server: guarded, token: 't0ken' });
   closers.push(
     () => openRunning.close(1000),
     () => guardedRunning.close(1000),
@@ -750,6 +1056,7 @@ describe.each(CASES)('$name', (c) => {
     const endpoint = fixtures.get(c.fixture ?? 'open')!;
     const transcripts: Array<{ binding: string; transcript: unknown }> = [];
     for (const adapter of ADAPTERS) {
+      if (adapter.skips?.includes(c.fixture ?? 'open')) continue;
       const session = adapter.open(endpoint);
       try {
         transcripts.push({ binding: adapter.name, transcript: await c.run(session) });

@@ -5,9 +5,9 @@
  * tools.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { McpNativePrompt, McpNativeTool } from '../../src/bindings/mcp/engine.js';
-import { McpProtocolError } from '../../src/bindings/mcp/wire.js';
+import type { McpNativePrompt, McpNativeTool } from '../../src/bindings/mcp/native.js';
 import { richContent } from '../../src/core/content.js';
+import { McpLiteError } from '../../src/core/errors.js';
 import { logToClient, reportProgress } from '../../src/core/notices.js';
 import { elicit, failure } from '../../src/core/outcomes.js';
 import type { PromptDefinition } from '../../src/core/prompts.js';
@@ -437,7 +437,7 @@ function nativeTools(): McpNativeTool[] {
       },
       handler: (_params, ctx) => {
         if (typeof ctx.clientCapabilities.sampling !== 'object') {
-          throw new McpProtocolError(-32021, 'Missing required client capability: sampling', {
+          throw new McpLiteError('missing_capability', 'Missing required client capability: sampling', {
             requiredCapabilities: { sampling: {} },
           });
         }

@@ -5,8 +5,8 @@
  * HMAC-signed so that a tampered state is refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { McpNativeContext, McpNativePrompt, McpNativeTool } from '../../src/bindings/mcp/engine.js';
-import { McpProtocolError } from '../../src/bindings/mcp/wire.js';
+import type { McpNativeContext, McpNativePrompt, McpNativeTool } from '../../src/bindings/mcp/native.js';
+import { McpLiteError } from '../../src/core/errors.js';
 
 const KEY = randomBytes(32);
 const EMPTY = { type: 'object', properties: {} };
@@ -18,14 +18,14 @@ function sign(payload: unknown): string {
 
 function verify(state: unknown): Record<string, unknown> {
   if (typeof state !== 'string')
-    throw new McpProtocolError(-32602, 'Invalid params: requestState is missing');
+    throw new McpLiteError('invalid_params', 'Invalid params: requestState is missing');
   const [body, mac] = state.split('.');
   const expected = createHmac('sha256', KEY)
     .update(body ?? '')
     .digest();
   const given = Buffer.from(mac ?? '', 'base64url');
   if (!body || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new McpProtocolError(-32602, 'Invalid params: requestState failed its integrity check');
+    throw new McpLiteError('invalid_params', 'Invalid params: requestState failed its integrity check');
   }
   return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
 }
@@ -56,7 +56,7 @@ function responsesOf(params: Record<string, unknown>): Responses | undefined {
   const r = params.inputResponses;
   if (r === undefined) return undefined;
   if (typeof r !== 'object' || r === null || Array.isArray(r)) {
-    throw new McpProtocolError(-32602, 'Invalid params: inputResponses must be an object');
+    throw new McpLiteError('invalid_params', 'Invalid params: inputResponses must be an object');
   }
   return r as Responses;
 }
@@ -64,9 +64,13 @@ function responsesOf(params: Record<string, unknown>): Responses | undefined {
 function requireCapability(ctx: McpNativeContext, ...names: string[]): void {
   const missing = names.filter((n) => typeof ctx.clientCapabilities[n] !== 'object');
   if (missing.length > 0) {
-    throw new McpProtocolError(-32021, `Missing required client capability: ${missing.join(', ')}`, {
-      requiredCapabilities: Object.fromEntries(missing.map((n) => [n, {}])),
-    });
+    throw new McpLiteError(
+      'missing_capability',
+      `Missing required client capability: ${missing.join(', ')}`,
+      {
+        requiredCapabilities: Object.fromEntries(missing.map((n) => [n, {}])),
+      },
+    );
   }
 }
 
@@ -136,7 +140,7 @@ export const inputRequiredTools: McpNativeTool[] = [
     }
     const state = verify(params.requestState);
     if (state.step !== 'confirm')
-      throw new McpProtocolError(-32602, 'Invalid params: requestState is for another step');
+      throw new McpLiteError('invalid_params', 'Invalid params: requestState is for another step');
     return text(`state-ok: confirmed=${String(accepted(reply)?.ok)}`);
   }),
   tool(

@@ -79,15 +79,18 @@ export const taskTools: ToolDefinition[] = [
     longRunning: { estimatedMs: 500 },
     handler: (_args, ctx) => {
       if (!ctx.elicitation) {
+        // The suite answers either request with the same content, { name, confirm }: since core refuses keys a
+        // form does not ask for, each form lists both fields and requires its own.
+        const both = { name: { type: 'string' }, confirm: { type: 'boolean' } };
         return elicit({
           requests: {
             name: {
               message: 'What is your name?',
-              schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+              schema: { type: 'object', properties: both, required: ['name'] },
             },
             confirm: {
               message: 'Go ahead?',
-              schema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+              schema: { type: 'object', properties: both, required: ['confirm'] },
             },
           },
         });

@@ -134,6 +134,55 @@ async function analyze(docs: readonly Document[], args: AnalyzeArgs, ctx: ToolCo
  * A long-running analysis (spec A.3): every call is answered at once with a promise; the statistics come from
  * `redeem`. Cancelling the promise aborts the work between two chunks.
  */
+/**
+ * What analyze_dataset answers. Declared on the `documents` webtool's action (examples/demo/webtool.ts) rather
+ * than on the tool: the MCP binding sends a promise without structuredContent, which MCP clients refuse from a
+ * tool that declares an output schema.
+ */
+export const ANALYSIS_SCHEMA = {
+  type: 'object',
+  required: [
+    'dataset_id',
+    'analysis_type',
+    'documents',
+    'date_range',
+    'categories',
+    'authors',
+    'length',
+    'top_terms',
+  ],
+  properties: {
+    dataset_id: { type: 'string' },
+    analysis_type: { enum: ['summary', 'comprehensive'] },
+    documents: { type: 'integer', minimum: 0 },
+    date_range: { type: 'object', properties: { first: { type: 'string' }, last: { type: 'string' } } },
+    categories: { type: 'object', additionalProperties: { type: 'integer' } },
+    authors: { type: 'integer', minimum: 0 },
+    length: {
+      type: 'object',
+      required: ['unit', 'min', 'median', 'p90', 'max', 'mean'],
+      properties: { unit: { const: 'words' } },
+      additionalProperties: { type: ['number', 'string'] },
+    },
+    top_terms: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['term', 'count'],
+        properties: { term: { type: 'string' }, count: { type: 'integer' } },
+      },
+    },
+    top_bigrams: { type: 'array' },
+    top_authors: { type: 'array' },
+    per_year: { type: 'object', additionalProperties: { type: 'integer' } },
+    per_category: { type: 'object' },
+    length_histogram: {
+      type: 'array',
+      items: { type: 'object', required: ['range', 'count'] },
+    },
+  },
+};
+
 export const analyzeDataset = defineTool<AnalyzeArgs>({
   name: 'analyze_dataset',
   '@type': 'analysis',

@@ -22,6 +22,11 @@ export const echo = defineTool<EchoArgs>({
       repeat: { type: 'integer', minimum: 1, maximum: 10 },
     },
   },
+  outputSchema: {
+    type: 'object',
+    required: ['message', 'repeat'],
+    properties: { message: { type: 'string' }, repeat: { type: 'integer', minimum: 1 } },
+  },
   annotations: { readOnlyHint: true, idempotentHint: true },
   handler: ({ message, repeat }) => ({ message, repeat: repeat ?? 1 }),
 });

@@ -23,6 +23,22 @@ export const exportDocuments = defineTool<ExportArgs>({
       max_rows: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
     },
   },
+  outputSchema: {
+    type: 'object',
+    required: ['category', 'count', 'rows'],
+    properties: {
+      category: { type: 'string' },
+      count: { type: 'integer', minimum: 0 },
+      rows: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['document_id', 'title', 'category', 'author', 'published', 'words'],
+          properties: { words: { type: 'integer', minimum: 0 } },
+        },
+      },
+    },
+  },
   annotations: { readOnlyHint: true },
   handler: ({ category, max_rows }) => {
     const docs = inCategory(category);

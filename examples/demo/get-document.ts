@@ -19,6 +19,18 @@ export const getDocument = defineTool<GetDocumentArgs>({
     required: ['document_id'],
     properties: { document_id: { type: 'string', minLength: 1, description: 'e.g. "doc_001"' } },
   },
+  outputSchema: {
+    type: 'object',
+    required: ['document_id', 'title', 'category', 'author', 'published', 'body'],
+    properties: {
+      document_id: { type: 'string' },
+      title: { type: 'string' },
+      category: { type: 'string' },
+      author: { type: 'string' },
+      published: { type: 'string', format: 'date' },
+      body: { type: 'string' },
+    },
+  },
   annotations: { readOnlyHint: true },
   handler: ({ document_id }) =>
     byId.get(document_id) ??

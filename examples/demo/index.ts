@@ -10,6 +10,7 @@ import { generateReport } from './generate-report.js';
 import { getDocument } from './get-document.js';
 import { searchDocuments } from './search-documents.js';
 import { subscribeDigest } from './subscribe-digest.js';
+import { documentsWebtool } from './webtool.js';
 
 /** The demo's version (its own, independent of the library's). */
 export const DEMO_VERSION = '1.0.0';
@@ -26,4 +27,4 @@ export const tools: ToolDefinition[] = [
 ];
 
 /** Options for `createServer` (the CLI merges these with its flags). */
-export const serverOptions = { name: 'mcplite-demo', version: DEMO_VERSION };
+export const serverOptions = { name: 'mcplite-demo', version: DEMO_VERSION, webtools: [documentsWebtool] };

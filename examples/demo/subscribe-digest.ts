@@ -18,6 +18,25 @@ const FIELDS: Record<Field, Record<string, unknown>> = {
 };
 
 /**
+ * What subscribe_digest answers once it has everything. Declared on the `documents` webtool's action
+ * (examples/demo/webtool.ts) rather than on the tool: the MCP binding's elicitation fallback carries no
+ * structuredContent, which MCP clients refuse from a tool that declares an output schema.
+ */
+export const SUBSCRIPTION_SCHEMA = {
+  type: 'object',
+  required: ['subscribed', 'subscription_id', 'email', 'category', 'frequency', 'message'],
+  properties: {
+    subscribed: { const: true },
+    subscription_id: { type: 'string', pattern: '^sub_[0-9a-f]{12}$' },
+    email: { type: 'string' },
+    category: { type: 'string' },
+    frequency: { enum: ['daily', 'weekly'] },
+    documents_in_category: { type: 'integer', minimum: 0 },
+    message: { type: 'string' },
+  },
+};
+
+/**
  * Subscribes to a digest of new documents. Whatever is missing (category, email, frequency) is asked for with
  * an elicitation; the client calls again with the answers and the signed state, and gets a confirmation. The
  * server stores nothing: the subscription id is derived from its contents, like an order number.

@@ -9,13 +9,16 @@ import type { NeutralHandler, NeutralRequest } from '../core/http.js';
 class FetchRequest implements NeutralRequest {
   readonly method: string;
   readonly path: string;
+  readonly query: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
   private signalOfCall: AbortSignal | undefined;
   private readonly responseCancelled = new AbortController();
 
   constructor(private readonly request: Request) {
     this.method = request.method.toUpperCase();
-    this.path = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    this.path = url.pathname;
+    this.query = url.search.slice(1);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, key) => {
       headers[key] = value;

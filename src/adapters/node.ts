@@ -1,8 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+import { isOverLimit, limitConnections, refuseOverLimit } from './connection-limit.js';
+import { writeStream } from './node-stream.js';
 
 /**
  * The node:http adapter, the fast default. It makes no `Request` object: headers are node's own object, the body
@@ -36,6 +39,13 @@ class NodeRequest implements NeutralRequest {
     this.path = pathOf(req.url ?? '/');
     // node joins repeated headers with ", " except set-cookie, which requests do not carry.
     this.headers = req.headers as Record<string, string | undefined>;
+  }
+
+  // A getter, as the path is cut before the query on the hot path and few requests need the query.
+  get query(): string {
+    const target = this.req.url ?? '';
+    const q = target.indexOf('?');
+    return q < 0 ? '' : target.slice(q + 1);
   }
 
   // A getter: node asks the socket (a call into C++) and few requests ever need the address.
@@ -164,51 +174,6 @@ function withContentLength(headers: Record<string, string>, length: number): Rec
   return all;
 }
 
-/**
- * Streams an async-iterable body chunk by chunk, waiting for 'drain'. A client that goes away ends the stream
- * at once, even while the producer is idle, so that it can stop.
- */
-async function writeStream(
-  res: ServerResponse,
-  status: number,
-  headers: Record<string, string>,
-  body: AsyncIterable<string | Uint8Array>,
-): Promise<void> {
-  res.writeHead(status, headers);
-  res.flushHeaders();
-  res.socket?.setNoDelay(true);
-  const closed = new Promise<typeof CLOSED>((resolve) => {
-    if (res.destroyed) resolve(CLOSED);
-    else res.once('close', () => resolve(CLOSED));
-  });
-  const iterator = body[Symbol.asyncIterator]();
-  try {
-    while (!res.destroyed) {
-      const step = await Promise.race([iterator.next(), closed]);
-      if (step === CLOSED || step.done) break;
-      if (!res.write(step.value) && (await Promise.race([drained(res), closed])) === CLOSED) break;
-    }
-  } finally {
-    // Not awaited: an async generator's return() waits behind a pending next(), which may never come.
-    iterator.return?.()?.then(undefined, () => {});
-    if (!res.destroyed) res.end();
-  }
-}
-
-const CLOSED = Symbol('closed');
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
 /** Options of the node adapter. */
 export interface NodeListenerOptions {
   /** Called with errors the adapter itself catches (a bug in a handler); never with client data. */
@@ -240,8 +205,19 @@ export function toNodeListener(handler: NeutralHandler, options: NodeListenerOpt
   };
 }
 
+/**
+ * Takes an HTTP upgrade request (a WebSocket handshake) if it is for one of its paths, answering it, and returns
+ * true; returns false for any other path, which is then answered 404.
+ */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+
 /** Options of `listenNode`. */
 export interface ListenOptions extends NodeListenerOptions {
+  /**
+   * Handles upgrade requests (WebSocket bindings). Without it node closes them. With it, every request that asks
+   * for an upgrade goes here rather than to the handler (node's rule), so an `Upgrade: h2c` one is refused.
+   */
+  onUpgrade?: UpgradeHandler;
   /** Port; 0 picks a free one. Default 0. */
   port?: number;
   /** Address to bind. Default 127.0.0.1. */
@@ -254,6 +230,13 @@ export interface ListenOptions extends NodeListenerOptions {
   idleTimeoutMs?: number;
   /** Keep-alive time between requests, in ms. Default 5 000. */
   keepAliveTimeoutMs?: number;
+  /**
+   * Most connections served at once. The next `OVERFLOW_CONNECTIONS` (64) are answered 503 with Retry-After and
+   * closed; beyond those, node closes new connections as they arrive. So a flood of sockets degrades into quick
+   * refusals instead of running the process out of file descriptors. Default 900, which keeps the whole below
+   * the common 1024 file limit. 0 turns the limit off.
+   */
+  maxConnections?: number;
 }
 
 /** A listening node:http server. */
@@ -282,7 +265,16 @@ export async function listenNode(
   const wantedHeadersTimeout = options.headersTimeoutMs ?? 10_000;
   const headersTimeout =
     requestTimeout > 0 ? Math.min(wantedHeadersTimeout, requestTimeout) : wantedHeadersTimeout;
-  const listener = toNodeListener(handler, options);
+  const served = toNodeListener(handler, options);
+  const maxConnections = options.maxConnections ?? 900;
+  // One property read per request, and only when a limit is set: the socket is marked when it was accepted.
+  const listener =
+    maxConnections > 0
+      ? (req: IncomingMessage, res: ServerResponse) => {
+          if (isOverLimit(req.socket)) refuseOverLimit(res);
+          else served(req, res);
+        }
+      : served;
   const server = createServer(
     {
       requestTimeout,
@@ -300,7 +292,28 @@ export async function listenNode(
     awaitingContinue.add(res);
     listener(req, res);
   });
+  const onUpgrade = options.onUpgrade;
+  if (onUpgrade) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      let taken = false;
+      try {
+        taken = onUpgrade(req, socket, head);
+      } catch (err) {
+        options.onError?.(err);
+        socket.destroy();
+        return;
+      }
+      if (!taken) {
+        socket.on('error', () => {});
+        socket.end(
+          'HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-type: application/json\r\n' +
+            `content-length: ${Buffer.byteLength(NOT_FOUND_BODY)}\r\n\r\n${NOT_FOUND_BODY}`,
+        );
+      }
+    });
+  }
   server.setTimeout(options.idleTimeoutMs ?? 120_000);
+  if (maxConnections > 0) limitConnections(server, maxConnections);
   const host = options.host ?? '127.0.0.1';
   server.listen(options.port ?? 0, host);
   await once(server, 'listening');

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ToolDefinition } from '../core/tool.js';
 import type { ServerOptions } from '../create-server.js';
@@ -25,7 +25,9 @@ const USAGE =
 /**
  * Imports a user's tool module (.js/.mjs/.cjs, or .ts when tsx is installed) and finds its tools, in this order:
  * a `tools` array export; a default export that is an array or `{ tools, ...serverOptions }`; else every export
- * that looks like a tool. A `serverOptions` export is merged in. No tools is a CliError (exit code 2).
+ * that looks like a tool. A `serverOptions` export is merged in: its `name` and `version` are what the server
+ * reports (without them, the CLI takes those of the module's nearest package.json, see `nearestPackage`). No
+ * tools is a CliError (exit code 2).
  */
 export async function loadToolModule(spec: string): Promise<LoadedModule> {
   const path = resolve(spec);
@@ -97,4 +99,28 @@ async function enableTypeScript(): Promise<void> {
   }
   api.register();
   typeScriptEnabled = true;
+}
+
+/**
+ * The name and version of the package a module belongs to: the nearest package.json above it that has a name
+ * (a bare `{ "type": "module" }` marker file is skipped). Undefined when there is none, or it cannot be read.
+ */
+export function nearestPackage(modulePath: string): { name: string; version: string } | undefined {
+  let dir = dirname(modulePath);
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      try {
+        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+        if (typeof pkg.name === 'string' && pkg.name.length > 0) {
+          return { name: pkg.name, version: typeof pkg.version === 'string' ? pkg.version : '0.0.0' };
+        }
+      } catch {
+        return undefined;
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }

@@ -3,16 +3,22 @@
  * The `mcplite` command. This file only wires commands together; each command lives in its own file.
  */
 import { Command, CommanderError } from 'commander';
+import { registerClientCommands } from './client-commands.js';
 import { CliError } from './errors.js';
+import { registerInspect } from './inspect-command.js';
 import { packageInfo } from './locate.js';
+import { registerProxy } from './proxy-command.js';
 import { registerServe } from './serve-command.js';
 
 const program = new Command('mcplite')
-  .description('Define LLM tools once, serve them statelessly over MCP-lite HTTP')
+  .description('Define LLM tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and MCP')
   .version(packageInfo().version)
   // Errors come back here instead of exiting inside commander, so that every failure gets one exit policy.
   .exitOverride();
 registerServe(program);
+registerClientCommands(program);
+registerProxy(program);
+registerInspect(program);
 
 try {
   await program.parseAsync(process.argv);

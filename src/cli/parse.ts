@@ -11,6 +11,14 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: str
   };
 }
 
+/**
+ * A commander parser that collects a repeatable option (`--token a --token b`) into a list. Not variadic
+ * (`<token...>`): a variadic option would swallow the module argument that follows it.
+ */
+export function repeatable(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** Tokens from `--token` and from MCPLITE_TOKENS (comma separated), blanks dropped, duplicates removed. */
 export function collectTokens(flag: readonly string[] | undefined, env: string | undefined): string[] {
   const all = [...(flag ?? []), ...(env ?? '').split(',')].map((t) => t.trim()).filter((t) => t.length > 0);

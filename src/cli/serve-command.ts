@@ -2,12 +2,12 @@ import { type Command, Option } from 'commander';
 import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
-import { type RunningServer, serve } from '../serve.js';
+import { ListenError, type RunningServer, serve } from '../serve.js';
 import { CliError } from './errors.js';
-import { loadToolModule } from './load-module.js';
+import { loadToolModule, nearestPackage } from './load-module.js';
 import { demoModulePath } from './locate.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
-import { collectTokens, integer, normaliseBase, portOrOff } from './parse.js';
+import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
@@ -24,17 +24,26 @@ export interface ServeFlags {
   token?: string[];
   grpcPort: number | false;
   grpcHost?: string;
+  maxConnections?: number;
   stdio?: boolean;
+  mcpLite?: boolean;
+  rateLimit?: number;
+  inspector?: boolean;
+  inspectorHost?: string[];
 }
 
 /** Adds `serve [module]` to the program. */
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Serve the tools of a module over MCP-lite HTTP')
+    .description(
+      'Serve the tools of a module over MCP-lite HTTP, full MCP (Streamable HTTP at /mcp) and MCP-lite gRPC, ' +
+        'or over MCP on stdio (--stdio)',
+    )
     .argument('[module]', 'a .js/.mjs module (or .ts, with tsx installed) that exports tools')
     .option('--demo', 'serve the bundled demo tools (examples/demo)')
     .option('--stdio', 'speak MCP over stdin/stdout instead of listening (logs go to stderr)')
+    .option('--mcp-lite', 'with --stdio: speak MCP-lite JSON-RPC (one message per line) instead of MCP')
     .addOption(
       new Option('--port <n>', 'port to listen on (0 picks a free one)')
         .argParser(integer(0, 65535))
@@ -53,7 +62,18 @@ export function registerServe(program: Command): void {
         'calls running longer are answered with a promise (0: never)',
       ).argParser(integer(0)),
     )
-    .addOption(new Option('--max-body <bytes>', 'largest accepted request body').argParser(integer(1)))
+    .addOption(
+      new Option(
+        '--max-body <bytes>',
+        'largest accepted request (HTTP and /mcp bodies, gRPC request messages); default 4 MiB',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'most connections served at once per listener; more get 503 (HTTP) or are closed (0: no limit)',
+      ).argParser(integer(0)),
+    )
     .addOption(new Option('--heartbeat <ms>', 'SSE heartbeat interval when idle').argParser(integer(1)))
     .addOption(
       new Option('--grace <ms>', 'on SIGTERM/SIGINT, how long in-flight calls may finish')
@@ -68,10 +88,23 @@ export function registerServe(program: Command): void {
         .argParser(portOrOff)
         .default(50_051),
     )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'limit each caller (token, else address) to n tool calls per second, burst n, on every binding',
+      ).argParser(integer(1)),
+    )
     .option('--grpc-host <addr>', 'address the gRPC listener binds (default: --host)')
+    .addOption(
+      new Option(
+        '--token <token>',
+        'require this bearer token; repeat for several (prefer env MCPLITE_TOKENS, comma separated: flags show up in ps)',
+      ).argParser(repeatable),
+    )
+    .option('--inspector', 'also serve the web inspector at /inspector/ (loopback clients only)')
     .option(
-      '--token <token...>',
-      'require one of these bearer tokens (prefer env MCPLITE_TOKENS, comma separated: flags show up in ps)',
+      '--inspector-host <name...>',
+      'let clients beyond loopback use the inspector, under these Host names (it can call every tool)',
     )
     .action(async (module: string | undefined, flags: ServeFlags) => {
       await runServe(module, flags);
@@ -86,21 +119,34 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const logger = createLogger(flags.logLevel);
   const loaded = await loadToolModule(spec);
   const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
+  // A module that names itself (serverOptions) wins; else its package.json does, so clients see a real version.
+  const own =
+    loaded.serverOptions.name && loaded.serverOptions.version ? undefined : nearestPackage(loaded.path);
   let server: ToolServer;
   try {
     server = createServer({
+      ...(own ? { name: own.name, version: own.version } : {}),
       ...loaded.serverOptions,
       tools: loaded.tools,
       logger,
       ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
       ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
+      ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
       // Replicas behind one load balancer must share the key that signs elicitation states.
       ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
     });
   } catch (err) {
     throw new CliError(`Invalid tools in ${loaded.path}: ${(err as Error).message}`, 2, { cause: err });
   }
-  if (flags.stdio) return runStdio(server);
+  if (flags.mcpLite && !flags.stdio) throw new CliError('--mcp-lite goes with --stdio (HTTP serves both)');
+  if (flags.stdio) {
+    // stdio has no bearer tokens: its client is the parent process, trusted as it is. Say so rather than nothing.
+    if (tokens.length > 0)
+      process.stderr.write(
+        'mcplite: warning: tokens have no effect with --stdio (its client is the parent process)\n',
+      );
+    return runStdio(server, flags.mcpLite === true);
+  }
   const basePath = normaliseBase(flags.base);
   let running: RunningServer;
   try {
@@ -112,18 +158,30 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       ...(flags.heartbeat !== undefined ? { heartbeatMs: flags.heartbeat } : {}),
       grpcPort: flags.grpcPort,
       ...(flags.grpcHost !== undefined ? { grpcHost: flags.grpcHost } : {}),
+      ...(flags.maxConnections !== undefined ? { maxConnections: flags.maxConnections } : {}),
+      ...(flags.inspector || flags.inspectorHost ? { inspector: inspectorOptions(flags) } : {}),
     });
   } catch (err) {
     await server.close();
-    throw new CliError(`Cannot listen on ${flags.host}:${flags.port}: ${(err as Error).message}`, 1, {
-      cause: err,
-    });
+    throw listenFailure(err, flags);
   }
   const url = `${running.url}${basePath}`;
   // The one line on stdout: scripts and tests wait for it and read the (possibly picked) port from it.
   process.stdout.write(`mcplite listening on ${url}\n`);
   process.stdout.write(`mcplite MCP (Streamable HTTP) on ${running.url}/mcp\n`);
+  if (running.ws)
+    process.stdout.write(
+      `mcplite MCP-lite WebSocket on ${running.url.replace(/^http/, 'ws')}${basePath}ws\n`,
+    );
+  if (running.mcpWs)
+    process.stdout.write(`mcplite MCP (WebSocket) on ${running.url.replace(/^http/, 'ws')}/mcp\n`);
+  if (running.legacySse) process.stdout.write(`mcplite MCP (HTTP+SSE, 2024-11-05) on ${running.url}/sse\n`);
+  for (const name of server.webtools.names()) {
+    process.stdout.write(`mcplite Webtools ${name} on ${running.url}/webtools/${name}/\n`);
+  }
   if (running.grpc) process.stdout.write(`mcplite gRPC (mcplite.MCPLite) on ${running.grpc.address}\n`);
+  if (flags.inspector || flags.inspectorHost)
+    process.stdout.write(`mcplite inspector on ${running.url}/inspector/\n`);
   logger.info(
     {
       url,
@@ -142,13 +200,42 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   return running;
 }
 
-/** MCP over stdio until the client closes stdin; resolves never (the process exits). */
-async function runStdio(server: ToolServer): Promise<never> {
-  const { serveStdio } = await import('../bindings/mcp/stdio.js');
-  const stdio = serveStdio(server);
-  await stdio.closed;
+/** MCP (or MCP-lite) over stdio until the client closes stdin; resolves never (the process exits). */
+async function runStdio(server: ToolServer, mcpLite: boolean): Promise<never> {
+  if (mcpLite) {
+    const { serveMcpLiteStdio } = await import('../bindings/http/stdio.js');
+    await serveMcpLiteStdio(server).closed;
+  } else {
+    const { serveStdio } = await import('../bindings/mcp/stdio.js');
+    await serveStdio(server).closed;
+  }
   await server.close();
   process.exit(0);
+}
+
+/** Says which listener failed, where, and the flag that picks another port. */
+function listenFailure(err: unknown, flags: ServeFlags): CliError {
+  if (!(err instanceof ListenError)) {
+    return new CliError(`Cannot listen on ${flags.host}:${flags.port}: ${(err as Error).message}`, 1, {
+      cause: err,
+    });
+  }
+  const flag = err.binding === 'grpc' ? '--grpc-port' : '--port';
+  const advice =
+    err.binding === 'grpc'
+      ? `pick another gRPC port with ${flag} <n> (0 picks a free one), or turn gRPC off with ${flag} off`
+      : `pick another port with ${flag} <n> (0 picks a free one)`;
+  const who = err.inUse ? ' (another server, or another mcplite serve, has it)' : '';
+  return new CliError(`${err.message}${who}: ${advice}`, 1, { cause: err });
+}
+
+/** `--inspector-host` names the Host names remote browsers use, which is what lets them in at all. */
+function inspectorOptions(flags: ServeFlags): { allowRemote?: boolean; allowedHosts?: string[] } {
+  if (!flags.inspectorHost) return {};
+  return {
+    allowRemote: true,
+    allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...flags.inspectorHost.map((h) => h.toLowerCase())],
+  };
 }
 
 function isLoopback(host: string): boolean {

@@ -1,5 +1,11 @@
 import { McpLiteError } from './errors.js';
-import { compileValidator, type JsonSchema, toJsonSchema, type Validator } from './schema.js';
+import {
+  compileValidator,
+  type JsonSchema,
+  type SchemaInput,
+  toJsonSchema,
+  type Validator,
+} from './schema.js';
 import type { ToolDefinition, WireTool } from './tool.js';
 
 /** A tool ready to call: its definition, its wire form and its validators, each computed once. */
@@ -108,8 +114,12 @@ export class Catalog {
     if (typeof definition.handler !== 'function') {
       throw new McpLiteError('invalid_request', `Tool "${name}" has no handler function`);
     }
-    const inputSchema = definition.inputSchema ? toJsonSchema(definition.inputSchema) : ANY_OBJECT;
-    const outputSchema = definition.outputSchema ? toJsonSchema(definition.outputSchema) : undefined;
+    const inputSchema = definition.inputSchema
+      ? schemaOf(name, 'inputSchema', definition.inputSchema)
+      : ANY_OBJECT;
+    const outputSchema = definition.outputSchema
+      ? schemaOf(name, 'outputSchema', definition.outputSchema)
+      : undefined;
     const wire: WireTool = {
       name,
       ...(definition['@type'] ? { '@type': definition['@type'] } : {}),
@@ -132,5 +142,17 @@ export class Catalog {
         : undefined,
       system,
     });
+  }
+}
+
+/** A tool's schema as JSON Schema; one that cannot be converted (zod 3) is an error naming the tool. */
+function schemaOf(tool: string, which: string, schema: SchemaInput): JsonSchema {
+  try {
+    return toJsonSchema(schema);
+  } catch (err) {
+    throw new McpLiteError(
+      'invalid_request',
+      `Invalid ${which} of tool "${tool}": ${(err as Error).message}`,
+    );
   }
 }

@@ -18,6 +18,8 @@ export interface ContextInit {
   onPartial: ((data: unknown) => void | Promise<void>) | undefined;
   logger: Logger;
   requestId: string | number | undefined;
+  /** The config the environment supplied (Webtools), or the server-side / default one. */
+  config: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -29,6 +31,7 @@ export class CallContext implements ToolContext {
   readonly principal: Principal | undefined;
   readonly elicitation: ElicitationAnswers | undefined;
   readonly streaming: boolean;
+  readonly config: Readonly<Record<string, unknown>>;
   private isBackground: boolean;
   private controller: AbortController | undefined;
   private childLog: Logger | undefined;
@@ -49,6 +52,7 @@ export class CallContext implements ToolContext {
     this.onPartial = init.onPartial;
     this.logger = init.logger;
     this.requestId = init.requestId;
+    this.config = init.config;
   }
 
   get background(): boolean {

@@ -31,4 +31,26 @@ describe('signed elicitation state', () => {
     const expired = new ElicitationSigner('secret', -1).sign(payload);
     expect(() => signer.verify(expired, 'book')).toThrow(/expired/);
   });
+
+  it('accepts only the canonical base64url text of the MAC', () => {
+    const signer = new ElicitationSigner('secret', 60_000);
+    // A MAC with '-' or '_' in it, so that the standard alphabet spells it differently.
+    let state = signer.sign(payload);
+    for (let i = 0; !/[-_]/.test(state.split('.')[1]!); i++) state = signer.sign({ ...payload, context: i });
+    const [body, mac] = state.split('.') as [string, string];
+    const standard = Buffer.from(mac, 'base64url').toString('base64');
+    for (const bad of [
+      `${mac}=`,
+      `${mac}==`,
+      `${mac}AA`,
+      `${mac}!`,
+      ` ${mac}`,
+      standard,
+      standard.replace(/=+$/, ''),
+    ]) {
+      expect(() => signer.verify(`${body}.${bad}`, 'book'), bad).toThrow(/forged/);
+    }
+    expect(() => signer.verify(`${body}=.${mac}`, 'book')).toThrow(/forged|malformed/);
+    expect(signer.verify(state, 'book').tool).toBe('book');
+  });
 });

@@ -54,9 +54,19 @@ export class ElicitationSigner {
     const dot = state.indexOf('.');
     if (dot <= 0) throw invalid('malformed');
     const body = state.slice(0, dot);
-    const given = Buffer.from(state.slice(dot + 1), 'base64url');
+    const macText = state.slice(dot + 1);
+    // Node's base64url decoder skips what it does not know (padding, `+/`, junk), so several texts would pass
+    // for one MAC: only the exact canonical text of 32 bytes is accepted, then compared in constant time.
+    if (!MAC_TEXT.test(macText)) throw invalid('forged');
+    const given = Buffer.from(macText, 'base64url');
     const expected = Buffer.from(this.mac(body), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('forged');
+    if (
+      given.length !== expected.length ||
+      given.toString('base64url') !== macText ||
+      !timingSafeEqual(given, expected)
+    )
+      throw invalid('forged');
+    if (!BODY_TEXT.test(body)) throw invalid('malformed');
     let payload: ElicitationStatePayload;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
@@ -72,6 +82,11 @@ export class ElicitationSigner {
     return createHmac('sha256', this.key).update(body).digest('base64url');
   }
 }
+
+/** An HMAC-SHA256 in unpadded base64url: 43 characters, the last one carrying 2 bits (so only AEIMQUYcgkosw048). */
+const MAC_TEXT = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+/** A body as `sign` writes it: unpadded base64url, nothing else. */
+const BODY_TEXT = /^[A-Za-z0-9_-]+$/;
 
 function invalid(reason: string): McpLiteError {
   return new McpLiteError('invalid_params', `Invalid elicitation state (${reason.replace('_', ' ')})`, {

@@ -80,6 +80,14 @@ export class Elicitations {
       throw new McpLiteError('invalid_params', 'Invalid elicitation answers: must be an object');
     }
     if (payload.requests === undefined) {
+      const keys = Object.keys(answers);
+      if (reply.keyed && keys.length > 1) {
+        throw new McpLiteError(
+          'invalid_params',
+          `Invalid elicitation answers: '${keys[1]!.slice(0, 64)}' is not a requested input`,
+          { errors: [{ field: keys[1]!.slice(0, 64), message: 'is not a requested input' }] },
+        );
+      }
       const value = reply.keyed ? (Object.values(answers)[0] ?? {}) : answers;
       if (!isObject(value)) {
         throw new McpLiteError('invalid_params', 'Invalid elicitation answers: must be an object');
@@ -159,16 +167,35 @@ export class Elicitations {
     };
   }
 
+  /** A validator of exactly the requested schema: keys it does not name are refused (see `closed`). */
   private validator(schema: JsonSchema, tool: string): Validator {
     const key = JSON.stringify(schema);
     let validate = this.validators.get(key);
     if (!validate) {
-      validate = compileValidator(schema, `the elicitation of tool "${tool}"`);
+      validate = compileValidator(closed(schema), `the elicitation of tool "${tool}"`);
       if (this.validators.size >= MAX_CACHED_VALIDATORS) this.validators.clear();
       this.validators.set(key, validate);
     }
     return validate;
   }
+}
+
+/**
+ * The schema with `additionalProperties: false` wherever it lists properties and says nothing of others. An
+ * answer carries only what was asked: a key the form did not ask for would otherwise reach the handler unchecked
+ * (and could overwrite a value the handler took from its arguments, skipping that field's format check).
+ * Requested schemas are flat forms (MCP's elicitation schema is one level of primitives), so the top level and
+ * the object-valued properties are what is closed.
+ */
+function closed(schema: JsonSchema): JsonSchema {
+  if (!isObject(schema.properties)) return schema;
+  const properties: Record<string, unknown> = {};
+  for (const [name, sub] of Object.entries(schema.properties)) {
+    properties[name] = isObject(sub) ? closed(sub) : sub;
+  }
+  return schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined
+    ? { ...schema, properties, additionalProperties: false }
+    : { ...schema, properties };
 }
 
 /** A request's validation problems with its name in front of each field (`email.address`). */

@@ -1,28 +1,13 @@
-/**
- * The closed set of protocol error codes. Each binding owns a pure table that maps these to its wire
- * (JSON-RPC code, HTTP status, gRPC status, Webtools error code); core never speaks a wire format.
- */
-export type ErrorCode =
-  | 'parse_error'
-  | 'invalid_request'
-  | 'method_not_found'
-  | 'tool_not_found'
-  | 'invalid_params'
-  | 'promise_not_found'
-  | 'promise_expired'
-  | 'cancelled'
-  | 'deadline_exceeded'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'method_not_allowed'
-  | 'resource_exhausted'
-  | 'unavailable'
-  | 'internal';
+import type { Logger } from './logger.js';
 
-/** Every code, for exhaustive mapping tables and tests. */
-export const ERROR_CODES: readonly ErrorCode[] = [
+/**
+ * The closed set of protocol error codes, the one list they are defined in: the `ErrorCode` type is read from it.
+ * Each binding owns pure `Record<ErrorCode, …>` tables in its `wire.ts` that map these to its wire (JSON-RPC code,
+ * HTTP status, gRPC status), so adding a code here fails the build until every table maps it; core never speaks
+ * a wire format. The last six are MCP's own (its transports and revisions), mapped by the other wires to the
+ * nearest thing they have.
+ */
+export const ERROR_CODES = [
   'parse_error',
   'invalid_request',
   'method_not_found',
@@ -38,9 +23,31 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'unsupported_media_type',
   'method_not_allowed',
   'resource_exhausted',
+  /** The caller's token bucket is empty (per-caller rate limiting); `data.retryAfterMs` says when to retry. */
+  'rate_limited',
   'unavailable',
   'internal',
-];
+  /** A resource URI nothing serves (MCP `resources/read`). */
+  'resource_not_found',
+  /** An `Mcp-Session-Id` the server does not know (ended, expired, or never issued). */
+  'session_not_found',
+  /** A transport header that is missing or disagrees with the body (MCP 2026-07-28 routing headers). */
+  'header_mismatch',
+  /** The request's `_meta` declaration is missing or malformed (MCP 2026-07-28). */
+  'invalid_meta',
+  /** The client did not declare a capability the request needs (elicitation, an extension). */
+  'missing_capability',
+  /** The request names a protocol revision the server does not serve. */
+  'unsupported_version',
+] as const;
+
+/** One protocol error code (see `ERROR_CODES`). */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** A code read from outside (a promise store shared with another version): itself when known, else `internal`. */
+export function asErrorCode(code: string): ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'internal';
+}
 
 /**
  * The one error type of mcplite. `data` is sent to the client; `cause` is kept for the log only and never sent.
@@ -71,6 +78,25 @@ export function toMcpLiteError(err: unknown): McpLiteError {
   if (isAbortError(err))
     return new McpLiteError('cancelled', 'The call was cancelled', undefined, { cause: err });
   return new McpLiteError('internal', 'Internal error', undefined, { cause: err });
+}
+
+/** Internal errors already logged: a handler's failure is logged by core and must not be logged again by a binding. */
+const logged = new WeakSet<object>();
+
+/**
+ * Logs an internal error once, with its cause (never sent to the client): the one place internal errors are
+ * logged. Core calls it for a failing handler, every binding for whatever it answers with `internal`; an error
+ * already logged is not logged again.
+ */
+export function logInternal(
+  logger: Pick<Logger, 'error'>,
+  err: McpLiteError,
+  fields?: Record<string, unknown>,
+  message = 'internal error',
+): void {
+  if (logged.has(err)) return;
+  logged.add(err);
+  logger.error({ ...fields, err: err.cause ?? err }, message);
 }
 
 /** True for the errors an AbortSignal produces (DOMException AbortError / TimeoutError). */

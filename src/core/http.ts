@@ -9,6 +9,8 @@ export interface NeutralRequest {
   method: string;
   /** The path, without the query string. */
   path: string;
+  /** The query string without its `?` (empty or absent when there is none); few bindings read it. */
+  readonly query?: string;
   /** Header values by lower-case name (repeated headers joined with ", "). */
   headers: Readonly<Record<string, string | undefined>>;
   /**

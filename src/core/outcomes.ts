@@ -1,6 +1,6 @@
 import type { JsonSchema, SchemaInput } from './schema.js';
 
-/** The five outcome kinds of MCP-lite (spec 3.4, DESIGN section 2); the wire name of each is its `type`. */
+/** The five outcome kinds of MCP-lite (spec 3.4; docs/architecture.md, "The outcome model"); the wire name of each is its `type`. */
 export type ResponseType = 'answer' | 'promise' | 'elicitation' | 'failure' | 'request-for-more-resource';
 
 /** Done: here is the result. */
@@ -63,15 +63,19 @@ export type Outcome =
   | ElicitationOutcome
   | ResourceRequestOutcome;
 
-/** The `_meta` every result carries (spec 3.3). Field names are the wire's. */
+/**
+ * The `_meta` every result carries (spec 3.3). Field names are the wire's; times are epoch milliseconds, which
+ * each wire formats its way (ISO-8601 text on the JSON wires, int64 on gRPC).
+ */
 export interface ResponseMeta {
   response_type: ResponseType;
-  /** ISO-8601. */
-  timestamp: string;
+  /** When the result was made, in epoch milliseconds. */
+  timestamp: number;
   processing_time_ms: number;
   server_version: string;
   promise_token?: string;
-  estimated_completion?: string;
+  /** When promised work is expected to be done, in epoch milliseconds. */
+  estimated_completion?: number;
 }
 
 /** What core hands back to a binding for one call. */

@@ -136,7 +136,7 @@ export class ResourceCatalog {
     return this.fixed.has(uri) || this.templateList.some((t) => t.pattern.test(uri));
   }
 
-  /** Reads a resource; unknown URIs reject with `invalid_params` and `data.reason = "resource_not_found"`. */
+  /** Reads a resource; unknown URIs reject with `resource_not_found`. */
   async read(uri: unknown, ctx: ResourceContext): Promise<ResourceContents[]> {
     if (typeof uri !== 'string' || uri.length === 0) {
       throw new McpLiteError('invalid_params', 'Invalid params: "uri" must be a non-empty string');
@@ -152,10 +152,7 @@ export class ResourceCatalog {
       });
       return normalise(await t.definition.read(uri, variables, ctx), uri, t.definition.mimeType);
     }
-    throw new McpLiteError('invalid_params', `Resource not found: ${uri}`, {
-      uri,
-      reason: 'resource_not_found',
-    });
+    throw new McpLiteError('resource_not_found', `Resource not found: ${uri}`, { uri });
   }
 
   /** Completion values for a template variable; empty when the template has no completer for it. */

@@ -11,20 +11,53 @@ export type JsonSchema = Record<string, unknown>;
  * implement Standard JSON Schema). Detected structurally so that core does not depend on zod.
  */
 export interface SchemaLike {
-  '~standard'?: { jsonSchema?: { input?: (opts: { target: string }) => JsonSchema } };
+  '~standard'?: { vendor?: string; jsonSchema?: { input?: (opts: { target: string }) => JsonSchema } };
   toJSONSchema?: (opts?: Record<string, unknown>) => JsonSchema;
 }
 
 /** A schema as a tool author may give it: plain JSON Schema or a zod (Standard JSON Schema) object. */
 export type SchemaInput = JsonSchema | SchemaLike;
 
-/** Converts a zod / Standard JSON Schema object to plain JSON Schema; plain JSON Schema passes through. */
+/**
+ * Converts a zod / Standard JSON Schema object to plain JSON Schema; plain JSON Schema passes through. A
+ * schema library object that cannot describe itself as JSON Schema (zod 3, or another Standard Schema without
+ * JSON Schema support) is refused with a message saying what to do, rather than compiled as if it were JSON
+ * Schema (which failed with "data/required must be array").
+ */
 export function toJsonSchema(schema: SchemaInput): JsonSchema {
-  const std = (schema as SchemaLike)['~standard']?.jsonSchema?.input;
+  const standard = (schema as SchemaLike)['~standard'];
+  const std = standard?.jsonSchema?.input;
   if (typeof std === 'function') return stripDialect(std({ target: 'draft-2020-12' }));
   const toJson = (schema as SchemaLike).toJSONSchema;
   if (typeof toJson === 'function') return stripDialect(toJson.call(schema, { io: 'input' }));
+  if (standard !== undefined || isZod3(schema)) throw new TypeError(unconvertible(schema, standard));
   return schema as JsonSchema;
+}
+
+/** zod 3 schemas carry `_def` and `safeParse`; versions before 3.24 do not carry `~standard` either. */
+function isZod3(schema: unknown): boolean {
+  const s = schema as { _def?: unknown; safeParse?: unknown };
+  return typeof s._def === 'object' && s._def !== null && typeof s.safeParse === 'function';
+}
+
+function unconvertible(schema: unknown, standard: { vendor?: unknown } | undefined): string {
+  // zod 3.25's `zod/v4` builds zod 4 schemas that cannot convert themselves yet (zod 4 itself can).
+  if (typeof (schema as { _zod?: unknown })._zod === 'object') {
+    return (
+      'This zod/v4 schema (from zod 3.25) cannot describe itself as JSON Schema: upgrade to zod 4 ' +
+      '(npm install zod@4), or pass z.toJSONSchema(schema)'
+    );
+  }
+  if (isZod3(schema) || standard?.vendor === 'zod') {
+    return (
+      'This is a zod 3 schema, which cannot describe itself as JSON Schema: use zod 4 (npm install zod@4), ' +
+      'or pass plain JSON Schema (for instance from zod-to-json-schema)'
+    );
+  }
+  return (
+    `This ${String(standard?.vendor ?? 'schema library')} schema cannot describe itself as JSON Schema ` +
+    '(it does not implement Standard JSON Schema): pass plain JSON Schema instead'
+  );
 }
 
 // zod adds `$schema` to every conversion; the listing is smaller without it and 2020-12 is our default dialect.

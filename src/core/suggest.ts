@@ -1,3 +1,8 @@
+import { McpLiteError } from './errors.js';
+
+/** Longest requested tool name echoed back whole (tool names are at most 128 characters). */
+const MAX_TOOL_NAME_ECHO = 256;
+
 /** Levenshtein distance, two rows at a time: names are short, so this stays cheap. */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
@@ -33,4 +38,23 @@ export function closestName(wanted: string, candidates: readonly string[]): stri
   if (best === undefined) return undefined;
   const limit = Math.max(2, Math.ceil(Math.max(w.length, best.length) / 3));
   return bestScore <= limit ? best : undefined;
+}
+
+/**
+ * The error of a call to a tool the catalog does not have (spec A.5): the name asked for, the tools there are, and
+ * a "did you mean" suggestion (or where to look when no name is close).
+ */
+export function toolNotFound(name: string, available: readonly string[]): McpLiteError {
+  // Tool names are at most 128 characters: a much longer request gets no (quadratic) suggestion and is not
+  // echoed back whole.
+  const plausible = name.length <= MAX_TOOL_NAME_ECHO;
+  const suggestion = plausible ? closestName(name, available) : undefined;
+  return new McpLiteError('tool_not_found', 'Tool not found', {
+    requested_tool: plausible ? name : `${name.slice(0, MAX_TOOL_NAME_ECHO)}…`,
+    available_tools: available,
+    // Spec A.5 always carries a suggestion; when no name is close, the useful advice is where to look.
+    suggestion: suggestion
+      ? `Did you mean '${suggestion}'?`
+      : 'No tool has a similar name: pick one of available_tools (tools/list describes each)',
+  });
 }

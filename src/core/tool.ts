@@ -45,6 +45,12 @@ export interface ToolContext {
   readonly background: boolean;
   /** Whether partials reach a client on this call (so a handler can skip building them). */
   readonly streaming: boolean;
+  /**
+   * Settings the environment supplies, never the model: over Webtools the request's `config` merged over the
+   * webtool's `defaultConfig` and checked against its `configSchema`; on other bindings the server's `config`
+   * option, else that default config (so a tool behaves the same on every wire).
+   */
+  readonly config: Readonly<Record<string, unknown>>;
 }
 
 /**

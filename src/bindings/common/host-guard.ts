@@ -23,9 +23,9 @@ function hostName(hostHeader: string): string {
   return (colon < 0 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
 }
 
-/** Returns the error for a request whose Host or Origin is not allowed, else undefined. */
+/** Returns the error for a request (or WebSocket upgrade) whose Host or Origin is not allowed, else undefined. */
 export function checkHostAndOrigin(
-  request: NeutralRequest,
+  request: Pick<NeutralRequest, 'headers'>,
   options: HostGuardOptions = {},
 ): McpLiteError | undefined {
   const hosts = options.allowedHosts ?? LOOPBACK_HOSTS;

@@ -1,4 +1,4 @@
-import { McpLiteError } from '../../core/errors.js';
+import { type ErrorCode, McpLiteError } from '../../core/errors.js';
 
 /** A JSON-RPC 2.0 id. */
 export type JsonRpcId = string | number | null;
@@ -18,26 +18,8 @@ export interface JsonRpcErrorObject {
   data?: unknown;
 }
 
-/** The JSON-RPC code of each core error code: a pure table, one per binding family. */
-export const JSON_RPC_CODES: Readonly<Record<McpLiteError['code'], number>> = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  tool_not_found: -32601,
-  invalid_params: -32602,
-  promise_not_found: -32602,
-  promise_expired: -32602,
-  internal: -32603,
-  cancelled: -32800,
-  deadline_exceeded: -32001,
-  unauthenticated: -32002,
-  forbidden: -32003,
-  payload_too_large: -32600,
-  unsupported_media_type: -32600,
-  method_not_allowed: -32600,
-  resource_exhausted: -32004,
-  unavailable: -32005,
-};
+/** A binding's table of the JSON-RPC code of each error code (each JSON-RPC binding has its own in its wire.ts). */
+export type JsonRpcCodes = Readonly<Record<ErrorCode, number>>;
 
 /** Whether a value is a valid JSON-RPC id. */
 export function isValidId(id: unknown): id is JsonRpcId {
@@ -81,9 +63,9 @@ export function validateRequest(message: unknown): JsonRpcRequest {
   return m as unknown as JsonRpcRequest;
 }
 
-/** The error object for an McpLiteError. `data.id`, used only to route the answer, is not sent. */
-export function toJsonRpcError(err: McpLiteError): JsonRpcErrorObject {
-  const code = JSON_RPC_CODES[err.code];
+/** The error object for an McpLiteError, coded by `codes`. `data.id`, used only to route the answer, is not sent. */
+export function toJsonRpcError(err: McpLiteError, codes: JsonRpcCodes): JsonRpcErrorObject {
+  const code = codes[err.code];
   let data = err.data;
   if (data && 'id' in data && err.code === 'invalid_request') {
     const { id: _id, ...rest } = data;
@@ -92,9 +74,21 @@ export function toJsonRpcError(err: McpLiteError): JsonRpcErrorObject {
   return data === undefined ? { code, message: err.message } : { code, message: err.message, data };
 }
 
-/** Serialises an error response. */
-export function errorResponse(id: JsonRpcId | undefined, err: McpLiteError): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: toJsonRpcError(err) });
+/** Serialises an error response from its error object. */
+export function errorMessage(id: JsonRpcId | undefined, error: JsonRpcErrorObject): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error });
+}
+
+/** Whether a value is a plain object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether a message answers a request of ours (a response) rather than asking something. */
+export function isResponse(m: unknown): m is { id: JsonRpcId; result?: unknown; error?: unknown } {
+  return (
+    typeof m === 'object' && m !== null && !('method' in m) && 'id' in m && ('result' in m || 'error' in m)
+  );
 }
 
 /** The id an invalid message can still be answered with. */

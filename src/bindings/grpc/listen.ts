@@ -1,8 +1,10 @@
+import type { Server as NetServer } from 'node:net';
 import { type ChannelOptions, Server, ServerCredentials } from '@grpc/grpc-js';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ToolServer } from '../../core/server.js';
+import { reflectionDescriptors, withDescriptors } from './descriptors.js';
 import { LOADER_OPTIONS, SERVICE_NAME } from './proto.js';
 import { createGrpcBinding, type GrpcBindingOptions } from './service.js';
 
@@ -17,12 +19,19 @@ export interface GrpcListenOptions extends GrpcBindingOptions {
    * Default 4 MiB (the same as the HTTP binding's body limit).
    */
   maxMessageBytes?: number;
+  /** Largest request message accepted, when it should differ from `maxMessageBytes` (which then bounds replies). */
+  maxRequestBytes?: number;
   /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and friends need no .proto. Default true. */
   reflection?: boolean;
   /** Serve the standard health service (grpc.health.v1.Health). Default true. */
   health?: boolean;
   /** TLS or other credentials. Default: insecure (plaintext), meant for loopback or behind a proxy. */
   credentials?: ServerCredentials;
+  /**
+   * Most connections at once; further ones are closed on arrival (clients see UNAVAILABLE and retry), so a
+   * flood of sockets cannot run the process out of file descriptors. Default 900. 0 turns the limit off.
+   */
+  maxConnections?: number;
   /** More grpc-js server options (keepalive, concurrency limits, ...); they win over the ones set here. */
   channelOptions?: ChannelOptions;
 }
@@ -56,7 +65,7 @@ export async function listenGrpc(
   const binding = createGrpcBinding(toolServer, options);
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const server = new Server({
-    'grpc.max_receive_message_length': max,
+    'grpc.max_receive_message_length': options.maxRequestBytes ?? max,
     'grpc.max_send_message_length': max,
     ...options.channelOptions,
   });
@@ -69,8 +78,10 @@ export async function listenGrpc(
   }
   if (options.reflection ?? true) {
     const described: PackageDefinition = { ...binding.packageDefinition, ...(health ? healthPackage() : {}) };
+    // proto-loader's own descriptors are broken for strict clients (see descriptors.ts): serve corrected ones.
+    const corrected = withDescriptors(described, reflectionDescriptors(described));
     // @grpc/reflection pins its own proto-loader types; the package definition is the same shape.
-    new ReflectionService(described as never).addToServer(server);
+    new ReflectionService(corrected as never).addToServer(server);
   }
 
   const host = options.host ?? '127.0.0.1';
@@ -82,6 +93,8 @@ export async function listenGrpc(
       (err, bound) => (err ? reject(err) : resolve(bound)),
     );
   });
+
+  limitConnections(server, options.maxConnections ?? 900);
 
   let closing: Promise<void> | undefined;
   return {
@@ -107,6 +120,17 @@ export async function listenGrpc(
       return closing;
     },
   };
+}
+
+/**
+ * grpc-js has no connection limit of its own; its listening node servers (a private field, read defensively so
+ * a grpc-js without it just goes unlimited) take node's `maxConnections`.
+ */
+function limitConnections(server: Server, max: number): void {
+  if (max <= 0) return;
+  const listening = (server as unknown as { http2Servers?: Map<NetServer, unknown> }).http2Servers;
+  if (!(listening instanceof Map)) return;
+  for (const netServer of listening.keys()) netServer.maxConnections = max;
 }
 
 let healthDefinition: PackageDefinition | undefined;

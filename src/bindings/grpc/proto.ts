@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
+import { McpLiteError } from '../../core/errors.js';
+import { checkToolRequestBytes, type StructLimits } from './struct-bounds.js';
 
 /** Fully qualified name of the MCP-lite service, as reflection and the health service know it. */
 export const SERVICE_NAME = 'mcplite.MCPLite';
@@ -50,6 +52,38 @@ export const MALFORMED = Symbol('mcplite.grpc.malformed');
 /** A request that could not be decoded; the handler answers it with INVALID_ARGUMENT. */
 export interface MalformedRequest {
   [MALFORMED]: unknown;
+}
+
+/**
+ * The error to answer a placeholder with: the bound it broke (see `boundedService`), else INVALID_ARGUMENT
+ * naming the message type.
+ */
+export function rejectionOf(request: MalformedRequest, type: string): McpLiteError {
+  const cause = request[MALFORMED];
+  return cause instanceof McpLiteError
+    ? cause
+    : new McpLiteError('invalid_request', `Invalid request: the message is not a valid ${type}`);
+}
+
+/**
+ * The service with ToolRequest's Structs bounded (`StructLimits`) before decoding: a request beyond them becomes
+ * a placeholder carrying its error, so the handler answers it without the cost of decoding it.
+ */
+export function boundedService(service: ServiceDefinition, limits: StructLimits): ServiceDefinition {
+  const out: Record<string, ServiceDefinition[string]> = { ...service };
+  for (const name of ['CallTool', 'CallToolStream']) {
+    const method = service[name];
+    if (!method) continue;
+    const decode = method.requestDeserialize;
+    out[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        const refused = checkToolRequestBytes(bytes, limits);
+        return refused ? { [MALFORMED]: refused } : decode(bytes);
+      },
+    };
+  }
+  return out as ServiceDefinition;
 }
 
 /** True for the placeholder of a request whose bytes did not decode. */

@@ -7,11 +7,13 @@ import type {
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
-import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { CallRequest } from '../../core/call-request.js';
+import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
-import type { CallRequest, ToolServer } from '../../core/server.js';
-import { isMalformed, loadMcpLiteProto } from './proto.js';
+import type { ToolServer } from '../../core/server.js';
+import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
+import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
 import {
   type GrpcStatusError,
   toGrpcError,
@@ -29,6 +31,11 @@ export interface GrpcBindingOptions {
    * moved the file away from the code.
    */
   protoPath?: string;
+  /**
+   * Bounds on the Structs of one ToolRequest (arguments and elicitation answers), checked before decoding:
+   * more values is RESOURCE_EXHAUSTED, deeper nesting INVALID_ARGUMENT. Default 10 000 values, 32 levels.
+   */
+  structLimits?: Partial<StructLimits>;
 }
 
 /** The binding as grpc-js takes it: `grpcServer.addService(binding.service, binding.implementation)`. */
@@ -61,14 +68,16 @@ const DEADLINE_SLACK_MS = 20;
  * details. Wire form: docs/grpc.md.
  */
 export function createGrpcBinding(server: ToolServer, options: GrpcBindingOptions = {}): GrpcBinding {
-  const { service, packageDefinition } = loadMcpLiteProto(options.protoPath);
+  const loaded = loadMcpLiteProto(options.protoPath);
+  const { packageDefinition } = loaded;
+  const service = boundedService(loaded.service, { ...DEFAULT_STRUCT_LIMITS, ...options.structLimits });
   const log = server.logger.child({ binding: 'mcp-lite-grpc' });
   let listing: { version: number; tools: WireGrpcTool[] } | undefined;
 
   /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
   function statusOf(err: unknown): GrpcStatusError {
     const e = toMcpLiteError(err);
-    if (e.code === 'internal') log.error({ err: e.cause ?? e }, 'internal error');
+    if (e.code === 'internal') logInternal(log, e);
     return toGrpcError(e);
   }
 
@@ -100,7 +109,10 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     const pending = principalOf(call);
     const principal = pending ? await pending : undefined;
     const request = toCallRequest(call.request as RawToolRequest);
+    // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
+    if (signal.aborted) throw signal.reason;
     request.principal = principal;
+    request.remoteAddress = peerAddress(call.getPeer());
     request.signal = signal;
     if (onPartial) request.onPartial = onPartial;
     return server.callTool(request);
@@ -109,7 +121,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   const implementation: UntypedServiceImplementation = {
     GetTools(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
       if (isMalformed(call.request)) {
-        callback(statusOf(malformed('mcplite.Empty')));
+        callback(statusOf(rejectionOf(call.request, 'mcplite.Empty')));
         return;
       }
       const pending = principalOf(call);
@@ -190,7 +202,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
 
 /** The core request of a ToolRequest. proto3 cannot tell an empty name from a missing one: both are invalid. */
 function toCallRequest(raw: RawToolRequest): CallRequest {
-  if (isMalformed(raw)) throw malformed('mcplite.ToolRequest');
+  if (isMalformed(raw)) throw rejectionOf(raw, 'mcplite.ToolRequest');
   const name = raw.name;
   if (!name) {
     throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
@@ -201,10 +213,6 @@ function toCallRequest(raw: RawToolRequest): CallRequest {
   const e = raw.elicitation;
   if (e) request.elicitation = { state: e.state ?? '', answers: fromStruct(e.answers) };
   return request;
-}
-
-function malformed(type: string): McpLiteError {
-  return new McpLiteError('invalid_request', `Invalid request: the message is not a valid ${type}`);
 }
 
 /**
@@ -224,7 +232,9 @@ function watchCall(call: AnyCall): { signal: AbortSignal; dispose(): void } {
         : new McpLiteError('cancelled', 'The client cancelled the call'),
     );
   };
-  if (call.cancelled) onCancelled();
+  // grpc-js reports a deadline that passed before the handler started only later (as a cancel), after the tool
+  // would have run: the deadline itself is what says the call is already over.
+  if (call.cancelled || (Number.isFinite(deadline) && Date.now() >= deadline)) onCancelled();
   else call.once('cancelled', onCancelled);
   return {
     signal: controller.signal,
@@ -232,4 +242,13 @@ function watchCall(call: AnyCall): { signal: AbortSignal; dispose(): void } {
       call.off('cancelled', onCancelled);
     },
   };
+}
+
+/** The address part of a grpc-js peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "127.0.0.1:5000"). */
+export function peerAddress(peer: string): string | undefined {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\]/.exec(bare);
+  if (bracketed) return bracketed[1];
+  const colon = bare.lastIndexOf(':');
+  return colon > 0 ? bare.slice(0, colon) : bare || undefined;
 }

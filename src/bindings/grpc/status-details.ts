@@ -108,3 +108,40 @@ function fieldViolations(errors: unknown): Array<{ field: string; description: s
   }
   return out;
 }
+
+type Decoder = { deserialize(bytes: Buffer): Record<string, unknown> };
+const decoder = (name: string) => definitions[name] as unknown as Decoder;
+
+/**
+ * Reads the ErrorInfo of a `grpc-status-details-bin` trailer back (the client's side of `encodeStatusDetails`):
+ * the reason and the metadata, JSON values parsed again. Undefined when the bytes hold no mcplite ErrorInfo.
+ */
+export function decodeStatusDetails(
+  bytes: Buffer,
+): { reason: string; data: Record<string, unknown> } | undefined {
+  try {
+    const status = decoder('google.rpc.Status').deserialize(bytes) as {
+      details?: Array<{ type_url?: string; value?: Buffer }>;
+    };
+    for (const any of status.details ?? []) {
+      if (any.type_url !== `${TYPE_PREFIX}google.rpc.ErrorInfo` || !any.value) continue;
+      const info = decoder('google.rpc.ErrorInfo').deserialize(any.value) as {
+        reason?: string;
+        domain?: string;
+        metadata?: Record<string, string>;
+      };
+      const data: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(info.metadata ?? {})) {
+        try {
+          data[k] = /^[[{"\d-]|^(true|false|null)$/.test(v) ? JSON.parse(v) : v;
+        } catch {
+          data[k] = v;
+        }
+      }
+      return { reason: info.reason ?? '', data };
+    }
+  } catch {
+    // Not a google.rpc.Status: the status code alone has to do.
+  }
+  return undefined;
+}

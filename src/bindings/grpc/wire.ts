@@ -1,8 +1,8 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
-import type { CallResult, Outcome, ResponseMeta, ResponseType } from '../../core/outcomes.js';
+import type { CallResult, ResponseMeta, ResponseType } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
-import { toWireElicitation } from '../common/elicitation.js';
+import { resultFields } from '../common/mcp-lite-result.js';
 import { encodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.js';
 import { type StructObject, toStruct } from './struct.js';
 
@@ -25,9 +25,16 @@ export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = {
   forbidden: status.PERMISSION_DENIED,
   payload_too_large: status.RESOURCE_EXHAUSTED,
   resource_exhausted: status.RESOURCE_EXHAUSTED,
+  rate_limited: status.RESOURCE_EXHAUSTED,
   unsupported_media_type: status.INVALID_ARGUMENT,
   unavailable: status.UNAVAILABLE,
   internal: status.INTERNAL,
+  resource_not_found: status.NOT_FOUND,
+  session_not_found: status.NOT_FOUND,
+  header_mismatch: status.INVALID_ARGUMENT,
+  invalid_meta: status.INVALID_ARGUMENT,
+  missing_capability: status.FAILED_PRECONDITION,
+  unsupported_version: status.INVALID_ARGUMENT,
 };
 
 /** The ResponseType enum name of each outcome (REQUEST_FOR_MORE_RESOURCE is an added value). */
@@ -68,39 +75,12 @@ export interface WireGrpcTool {
 }
 
 /**
- * The final ToolResponse of a call. `result` holds exactly the HTTP binding's result object without `_meta`
- * (`toWireResult` in bindings/http/wire.ts; the cross-binding suite holds the two to it), so one outcome reads
- * the same on both wires; `meta` carries `_meta` with times as epoch milliseconds.
+ * The final ToolResponse of a call. `result` holds the MCP-lite result fields the HTTP binding sends too
+ * (`resultFields` in bindings/common/mcp-lite-result.ts), so one outcome reads the same on both wires; `meta`
+ * carries `_meta` with times as epoch milliseconds.
  */
 export function toToolResponse(result: CallResult): WireToolResponse {
   return { result: toStruct(resultFields(result.outcome)), meta: toWireMeta(result.meta) };
-}
-
-/**
- * The result object of each outcome:
- * - answer: `{ content }` (any JSON value, so arrays and strings fit a Struct)
- * - failure: `{ failure: { message, code?, details? } }`
- * - promise: `{}` (the token is in meta, as spec A.3)
- * - elicitation: `{ elicitation: { message, requested_schema, state, requests? } }`
- * - request-for-more-resource: `{ resource_request: { resource, requested, granted?, unit?, message } }`
- */
-export function resultFields(outcome: Outcome): Record<string, unknown> {
-  switch (outcome.type) {
-    case 'answer':
-      return { content: outcome.result };
-    case 'failure': {
-      const { type: _t, ...failure } = outcome;
-      return { failure };
-    }
-    case 'promise':
-      return {};
-    case 'elicitation':
-      return { elicitation: toWireElicitation(outcome) };
-    case 'request-for-more-resource': {
-      const { type: _t, ...resourceRequest } = outcome;
-      return { resource_request: resourceRequest };
-    }
-  }
 }
 
 /** A partial message of CallToolStream: `{ partial: data }` as spec A.4, no meta. */
@@ -109,16 +89,15 @@ export function toPartialResponse(data: unknown): WireToolResponse {
 }
 
 /** `_meta` as mcplite.ResponseMeta. */
-export function toWireMeta(meta: ResponseMeta): WireMeta {
+function toWireMeta(meta: ResponseMeta): WireMeta {
   const wire: WireMeta = {
     response_type: RESPONSE_TYPE[meta.response_type],
-    timestamp: Date.parse(meta.timestamp),
+    timestamp: meta.timestamp,
     processing_time_ms: meta.processing_time_ms,
     server_version: meta.server_version,
   };
   if (meta.promise_token !== undefined) wire.promise_token = meta.promise_token;
-  if (meta.estimated_completion !== undefined)
-    wire.estimated_completion = Date.parse(meta.estimated_completion);
+  if (meta.estimated_completion !== undefined) wire.estimated_completion = meta.estimated_completion;
   return wire;
 }
 
@@ -149,7 +128,7 @@ export interface GrpcStatusError {
  * `grpc-status-details-bin` trailer. Internal errors carry nothing but "Internal error".
  */
 export function toGrpcError(err: McpLiteError): GrpcStatusError {
-  const code = GRPC_STATUS[err.code] ?? status.INTERNAL;
+  const code = GRPC_STATUS[err.code];
   const internal = err.code === 'internal';
   const data = internal ? undefined : err.data;
   let details = internal ? 'Internal error' : err.message;

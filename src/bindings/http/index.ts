@@ -1,17 +1,21 @@
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
-import type { CallRequest, ToolServer } from '../../core/server.js';
-import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
+import type { MaybePromise } from '../../core/maybe-promise.js';
+import type { ToolServer } from '../../core/server.js';
 import {
-  errorResponse,
-  idOf,
-  type JsonRpcRequest,
-  toJsonRpcError,
-  validateRequest,
-} from '../common/jsonrpc.js';
+  accepted,
+  bearerChallenge,
+  JSON_HEADERS,
+  jsonHttpResponse,
+  wantsEventStream,
+} from '../common/http-reply.js';
+import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
+import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
+import { errorHeaders } from '../common/retry-after.js';
+import { createMcpLiteRpc, resultResponse } from './rpc.js';
 import { streamCall } from './sse.js';
-import { HTTP_STATUS, JSON_TYPE, wantsEventStream, wireResultJson } from './wire.js';
+import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from './wire.js';
 
 /** Options of the MCP-lite HTTP binding. */
 export interface HttpBindingOptions {
@@ -25,9 +29,6 @@ export interface HttpBindingOptions {
   maxBatchSize?: number;
 }
 
-const JSON_HEADERS = { 'content-type': JSON_TYPE };
-const BEARER_CHALLENGE = 'Bearer realm="mcplite"';
-
 /**
  * The MCP-lite HTTP binding (spec section 4): POST `listtools`/`tools` answer `{ "tools": [...] }`;
  * POST `calltools`/`rpc` take JSON-RPC 2.0 (`tools/call`, `tools/list`, batches, notifications), answered as
@@ -37,9 +38,8 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   const base = normaliseBase(options.basePath ?? '/mcp-lite/v1/');
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const maxBatch = options.maxBatchSize ?? 100;
-  const log = server.logger.child({ binding: 'mcp-lite-http' });
-  const logInternal = (err: McpLiteError) => log.error({ err: err.cause ?? err }, 'internal error');
+  const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-http' });
+  const logInternalError = rpcs.logInternal;
 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
   return (request) => (request.path.startsWith(base) ? handle(request) : undefined);
@@ -61,11 +61,11 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
             ? 'prompts'
             : undefined;
     if (kind === undefined) {
-      return Promise.resolve(fail(new McpLiteError('method_not_found', `Not found: ${request.path}`), 404));
+      return Promise.resolve(failWith(new McpLiteError('method_not_found', `Not found: ${request.path}`)));
     }
     if (request.method !== 'POST') {
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
-      return Promise.resolve(fail(e, 405, { allow: 'POST' }));
+      return Promise.resolve(failWith(e, { allow: 'POST' }));
     }
     // Without a hook there is nothing to wait for; not calling the async helper saves a microtask per request.
     if (server.authenticate) return authenticated(server.authenticate, request, kind);
@@ -82,9 +82,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     try {
       principal = await authenticateOrThrow(hook, { token, headers: request.headers });
     } catch (err) {
-      // RFC 6750: a request without credentials gets the bare challenge, a rejected token `invalid_token`.
-      const challenge = token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
-      return fail(toMcpLiteError(err), 401, { 'www-authenticate': challenge });
+      return failWith(toMcpLiteError(err), { 'www-authenticate': bearerChallenge(token) });
     }
     return readAndRespond(request, kind, principal);
   }
@@ -122,9 +120,14 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     return failWith(toMcpLiteError(err));
   }
 
-  function failWith(err: McpLiteError): NeutralResponse {
-    if (err.code === 'internal') logInternal(err);
-    return fail(err, HTTP_STATUS[err.code] ?? 500);
+  /** A whole-request error, with the status of its code. */
+  function failWith(err: McpLiteError, extraHeaders?: Record<string, string>): NeutralResponse {
+    if (err.code === 'internal') logInternalError(err);
+    return jsonHttpResponse(
+      HTTP_STATUS[err.code],
+      rpcErrorMessage(null, err),
+      errorHeaders(err, extraHeaders),
+    );
   }
 
   function listTools(body: unknown): NeutralResponse {
@@ -153,21 +156,15 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     if (name === undefined) {
       return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: server.prompts.list() }) };
     }
-    try {
-      const rendered = await server.prompts.get(name, args, { signal: request.signal, principal });
-      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(rendered) };
-    } catch (err) {
-      const e = toMcpLiteError(err);
-      if (e.code === 'invalid_params') return fail(e, 400);
-      throw e;
-    }
+    const rendered = await server.prompts.get(name, args, { signal: request.signal, principal });
+    return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(rendered) };
   }
 
   function rpc(
     body: unknown,
     request: NeutralRequest,
     principal: Principal | undefined,
-  ): NeutralResponse | Promise<NeutralResponse> {
+  ): MaybePromise<NeutralResponse> {
     if (Array.isArray(body)) return batch(body, request, principal);
     let message: JsonRpcRequest;
     try {
@@ -175,13 +172,12 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     } catch (err) {
       // A lone message that is not JSON-RPC fails the whole request (400); inside a batch it is answered in place.
       const e = toMcpLiteError(err);
-      return { status: 400, headers: JSON_HEADERS, body: errorResponse(idOf(body, e), e) };
+      return { status: 400, headers: JSON_HEADERS, body: rpcErrorMessage(idOf(body, e), e) };
     }
     if (wantsEventStream(request.headers.accept) && isStreamable(message)) {
       return stream(message, request, principal);
     }
-    const reply = answer(message, request, principal);
-    return reply instanceof Promise ? reply.then(replyResponse) : replyResponse(reply);
+    return rpcs.answer(message, request, principal, loneReply);
   }
 
   async function batch(
@@ -189,14 +185,8 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     request: NeutralRequest,
     principal: Principal | undefined,
   ): Promise<NeutralResponse> {
-    if (messages.length === 0) throw new McpLiteError('invalid_request', 'Invalid Request: empty batch');
-    if (messages.length > maxBatch) {
-      throw new McpLiteError('invalid_request', `Invalid Request: batch larger than ${maxBatch}`);
-    }
-    const replies = await Promise.all(messages.map((m) => handleMessage(m, request, principal)));
-    const present = replies.filter((r): r is string => r !== undefined);
-    if (present.length === 0) return { status: 202, headers: {} };
-    return { status: 200, headers: JSON_HEADERS, body: `[${present.join(',')}]` };
+    const text = await rpcs.batch(messages, request, principal);
+    return text === undefined ? accepted() : { status: 200, headers: JSON_HEADERS, body: text };
   }
 
   /** A tools/call request with an id and object params can be streamed; anything else is answered as JSON. */
@@ -212,150 +202,30 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     principal: Principal | undefined,
   ): NeutralResponse {
     return streamCall(
-      (onPartial) => server.callTool(new ToolCall(message, request, principal, onPartial)),
+      (onPartial) => server.callTool(rpcs.toolCall(message, request, principal, onPartial)),
       heartbeatMs,
-      logInternal,
+      logInternalError,
     );
   }
 
-  /** Answers one member of a batch; undefined for notifications. */
-  function handleMessage(
-    message: unknown,
-    request: NeutralRequest,
-    principal: Principal | undefined,
-  ): string | undefined | Promise<string | undefined> {
-    let m: JsonRpcRequest;
-    try {
-      m = validateRequest(message);
-    } catch (err) {
-      const e = toMcpLiteError(err);
-      return errorResponse(idOf(message, e), e);
-    }
-    return answer(m, request, principal);
-  }
-
-  /** Answers one valid message (synchronously when its method can); undefined for notifications. */
-  function answer(
-    m: JsonRpcRequest,
-    request: NeutralRequest,
-    principal: Principal | undefined,
-  ): string | undefined | Promise<string | undefined> {
-    const isNotification = !('id' in m);
-    let result: string | Promise<string>;
-    try {
-      result = dispatch(m, request, principal);
-    } catch (err) {
-      return answerError(m, isNotification, err);
-    }
-    if (typeof result === 'string') return isNotification ? undefined : answerResult(m, result);
-    return result.then(
-      (r) => (isNotification ? undefined : answerResult(m, r)),
-      (err) => answerError(m, isNotification, err),
-    );
-  }
-
-  function answerError(m: JsonRpcRequest, isNotification: boolean, err: unknown): string | undefined {
+  /**
+   * A lone message's answer: 202 for a notification, else its response with 200, or with the status of its error
+   * (`MESSAGE_HTTP_STATUS`: 200 for most, 429 and 503 for a caller to back off, as on /mcp).
+   */
+  function loneReply(m: JsonRpcRequest, result: string | undefined, err?: unknown): NeutralResponse {
+    if (!('id' in m)) return accepted();
+    if (result !== undefined) return { status: 200, headers: JSON_HEADERS, body: resultResponse(m, result) };
     const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternal(e);
-    return isNotification
-      ? undefined
-      : JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toJsonRpcError(e) });
-  }
-
-  /** Runs one method; returns the serialised result, synchronously when the method could answer at once. */
-  function dispatch(
-    m: JsonRpcRequest,
-    request: NeutralRequest,
-    principal: Principal | undefined,
-  ): string | Promise<string> {
-    switch (m.method) {
-      case 'tools/list':
-        return server.listTools().json;
-      case 'tools/call': {
-        if (!m.params || Array.isArray(m.params)) {
-          throw new McpLiteError(
-            'invalid_params',
-            'Invalid params: tools/call needs params { name, arguments }',
-          );
-        }
-        const result = server.call(
-          new ToolCall(m as JsonRpcRequest & { params: Record<string, unknown> }, request, principal),
-        );
-        return result instanceof Promise ? result.then(wireResultJson) : wireResultJson(result);
-      }
-      default:
-        throw new McpLiteError('method_not_found', `Method not found: ${m.method}`, {
-          method: m.method,
-          available_methods: ['tools/call', 'tools/list'],
-        });
-    }
+    if (e.code === 'internal') logInternalError(e);
+    return jsonHttpResponse(MESSAGE_HTTP_STATUS[e.code], rpcErrorMessage(m.id, e), errorHeaders(e));
   }
 }
 
 /** Which endpoint below the base path a request is for. */
 type Endpoint = 'rpc' | 'list' | 'prompts';
 
-function answerResult(m: JsonRpcRequest, result: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`;
-}
-
-function replyResponse(reply: string | undefined): NeutralResponse {
-  return reply === undefined
-    ? { status: 202, headers: {} }
-    : { status: 200, headers: JSON_HEADERS, body: reply };
-}
-
-/**
- * A tools/call request as core takes it: the name, the arguments and the answer to an elicitation, checked.
- * A class rather than an object literal because `signal` has to be a getter: the node adapter makes its signal
- * (an AbortController and a 'close' listener, a good part of a small call's cost) on first use, and core reads
- * it only for calls that outlive a tick. (Literals with getters or spreads are also slow to build.)
- */
-class ToolCall implements CallRequest {
-  readonly name: string;
-  readonly arguments: unknown;
-  readonly requestId: string | number | undefined;
-  readonly elicitation: { state: unknown; answers: unknown } | undefined;
-
-  constructor(
-    m: JsonRpcRequest & { params: Record<string, unknown> },
-    private readonly request: NeutralRequest,
-    readonly principal: Principal | undefined,
-    readonly onPartial?: (data: unknown) => void | Promise<void>,
-  ) {
-    const { name, arguments: args, elicitation } = m.params;
-    if (typeof name !== 'string') {
-      throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
-        errors: [{ field: 'name', message: 'is required and must be a string' }],
-      });
-    }
-    let answer: { state: unknown; answers: unknown } | undefined;
-    if (elicitation !== undefined) {
-      if (typeof elicitation !== 'object' || elicitation === null) {
-        throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
-      }
-      const e = elicitation as Record<string, unknown>;
-      answer = { state: e.state, answers: e.answers };
-    }
-    this.name = name;
-    this.arguments = args;
-    this.requestId = m.id ?? undefined;
-    this.elicitation = answer;
-  }
-
-  get signal(): AbortSignal {
-    return this.request.signal;
-  }
-}
-
-function fail(err: McpLiteError, status: number, extraHeaders: Record<string, string> = {}): NeutralResponse {
-  const headers: Record<string, string> = { ...JSON_HEADERS, ...extraHeaders };
-  if (status === 401) headers['www-authenticate'] ??= BEARER_CHALLENGE;
-  if (status === 413) headers.connection = 'close';
-  return { status, headers, body: errorResponse(null, err) };
-}
-
-function normaliseBase(base: string): string {
+/** A base path with one leading and one trailing slash, as the binding matches it. */
+export function normaliseBase(base: string): string {
   let b = base.startsWith('/') ? base : `/${base}`;
   if (!b.endsWith('/')) b += '/';
   return b;

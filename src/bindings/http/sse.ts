@@ -2,13 +2,25 @@ import { type McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralResponse } from '../../core/http.js';
 import type { CallResult } from '../../core/outcomes.js';
 import { AsyncQueue } from '../common/async-queue.js';
-import { toJsonRpcError } from '../common/jsonrpc.js';
-import { SSE_TYPE, toWireResult } from './wire.js';
+import { SSE_HEADERS } from '../common/http-reply.js';
+import { toRpcError, toWireResult } from './wire.js';
 
 /** Formats one SSE event. Data is JSON, so it never holds a raw newline. */
 export function sseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
+
+/** The final event of a streamed call: what `done` and `error` carry on a binding's wire. */
+export interface FinalEvents {
+  done(result: CallResult): string;
+  error(err: McpLiteError): string;
+}
+
+/** MCP-lite's final events: `done` with the result object and its `_meta`, `error` with the JSON-RPC error. */
+const MCP_LITE_FINAL: FinalEvents = {
+  done: (result) => sseEvent('done', toWireResult(result)),
+  error: (err) => sseEvent('error', toRpcError(err)),
+};
 
 /**
  * Streams one call as SSE (spec 4.3): `message` events carry `{ partial }`, then `done` carries the final result
@@ -19,6 +31,7 @@ export function streamCall(
   run: (onPartial: (data: unknown) => Promise<void>) => Promise<CallResult>,
   heartbeatMs: number,
   onInternalError: (err: McpLiteError) => void,
+  final: FinalEvents = MCP_LITE_FINAL,
 ): NeutralResponse {
   const queue = new AsyncQueue<string>();
   let lastSent = Date.now();
@@ -40,11 +53,11 @@ export function streamCall(
   // Called inside an async function so that a synchronous throw also ends as an `error` event; the final event is
   // serialised inside the chain so that a result JSON cannot carry (a BigInt, a cycle) becomes one too.
   (async () => run((data) => send('message', { partial: data })))()
-    .then((result) => sseEvent('done', toWireResult(result)))
+    .then((result) => final.done(result))
     .catch((err) => {
       const e = toMcpLiteError(err);
       if (e.code === 'internal') onInternalError(e);
-      return sseEvent('error', toJsonRpcError(e));
+      return final.error(e);
     })
     .then((event) => {
       lastSent = Date.now();
@@ -55,13 +68,5 @@ export function streamCall(
       queue.end();
     });
   queue.onConsumerGone(() => clearInterval(heartbeat));
-  return {
-    status: 200,
-    headers: {
-      'content-type': SSE_TYPE,
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    },
-    body: queue,
-  };
+  return { status: 200, headers: SSE_HEADERS, body: queue };
 }

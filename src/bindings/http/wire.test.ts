@@ -4,7 +4,7 @@ import { toWireResult, wireResultJson } from './wire.js';
 
 const meta = (extra: Partial<ResponseMeta> = {}): ResponseMeta => ({
   response_type: 'answer',
-  timestamp: '2026-11-22T21:28:25.154Z',
+  timestamp: Date.parse('2026-11-22T21:28:25.154Z'),
   processing_time_ms: 3,
   server_version: '1.0.0',
   ...extra,
@@ -41,7 +41,7 @@ const results: Array<[string, CallResult]> = [
       meta: meta({
         response_type: 'promise',
         promise_token: 'prom_abc',
-        estimated_completion: '2026-11-22T22:00:00.000Z',
+        estimated_completion: Date.parse('2026-11-22T22:00:00.000Z'),
       }),
     },
   ],

@@ -1,32 +1,16 @@
-import type { McpLiteError } from '../../core/errors.js';
+import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
-import { toWireElicitation } from '../common/elicitation.js';
+import { isoTime } from '../common/iso-time.js';
+import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
+import { jsonMeta, resultFields } from '../common/mcp-lite-result.js';
 
 /**
- * The MCP-lite HTTP result object of each outcome (documented in docs/wire-format.md):
- * - answer: `{ content, _meta }` (as spec A.2)
- * - failure: `{ failure: { message, code?, details? }, _meta }`
- * - promise: `{ _meta }` with `promise_token` and `estimated_completion` (as spec A.3)
- * - elicitation: `{ elicitation: { message, requested_schema, state, requests? }, _meta }`
- * - request-for-more-resource: `{ resource_request: { resource, requested, granted?, unit?, message }, _meta }`
+ * The MCP-lite HTTP result object of a call (documented in docs/wire-format.md): the shared result fields of its
+ * outcome (`resultFields`: `content`, `failure`, `elicitation` or `resource_request`; nothing for a promise) and
+ * `_meta` with ISO-8601 times (as spec A.2 and A.3).
  */
 export function toWireResult({ outcome, meta }: CallResult): Record<string, unknown> {
-  switch (outcome.type) {
-    case 'answer':
-      return { content: outcome.result, _meta: meta };
-    case 'failure': {
-      const { type: _t, ...failure } = outcome;
-      return { failure, _meta: meta };
-    }
-    case 'promise':
-      return { _meta: meta };
-    case 'elicitation':
-      return { elicitation: toWireElicitation(outcome), _meta: meta };
-    case 'request-for-more-resource': {
-      const { type: _t, ...resourceRequest } = outcome;
-      return { resource_request: resourceRequest, _meta: meta };
-    }
-  }
+  return { ...resultFields(outcome), _meta: jsonMeta(meta) };
 }
 
 /**
@@ -41,7 +25,7 @@ export function wireResultJson(result: CallResult): string {
     // undefined (nothing to write, a function…) leaves the key out in JSON.stringify; the generic path does that.
     if (content !== undefined) {
       return (
-        `{"content":${content},"_meta":{"response_type":"answer","timestamp":${JSON.stringify(meta.timestamp)},` +
+        `{"content":${content},"_meta":{"response_type":"answer","timestamp":"${isoTime(meta.timestamp)}",` +
         `"processing_time_ms":${JSON.stringify(meta.processing_time_ms)},` +
         `"server_version":${JSON.stringify(meta.server_version)}}}`
       );
@@ -50,31 +34,106 @@ export function wireResultJson(result: CallResult): string {
   return JSON.stringify(toWireResult(result));
 }
 
-/** The HTTP status of an error that answers a whole request (JSON-RPC errors inside a batch stay 200). */
-export const HTTP_STATUS: Readonly<Partial<Record<McpLiteError['code'], number>>> = {
-  parse_error: 400,
-  invalid_request: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  resource_exhausted: 429,
-  unavailable: 503,
+/** The JSON-RPC code of each error code on MCP-lite HTTP (spec 4.4; MCP's own codes map to the nearest). */
+export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+  parse_error: -32700,
+  invalid_request: -32600,
+  method_not_found: -32601,
+  tool_not_found: -32601,
+  invalid_params: -32602,
+  promise_not_found: -32602,
+  promise_expired: -32602,
+  internal: -32603,
+  cancelled: -32800,
+  deadline_exceeded: -32001,
+  unauthenticated: -32002,
+  forbidden: -32003,
+  payload_too_large: -32600,
+  unsupported_media_type: -32600,
+  method_not_allowed: -32600,
+  resource_exhausted: -32004,
+  // In the implementation-defined server-error range; a lone request refused so is answered 429 + Retry-After.
+  rate_limited: -32029,
+  unavailable: -32005,
+  resource_not_found: -32602,
+  session_not_found: -32600,
+  header_mismatch: -32600,
+  invalid_meta: -32602,
+  missing_capability: -32600,
+  unsupported_version: -32600,
 };
 
-/** Media types. */
-export const JSON_TYPE = 'application/json';
-export const SSE_TYPE = 'text/event-stream';
+/**
+ * The HTTP status of an error that answers a whole request (a JSON-RPC error that answers one message, alone or
+ * in a batch, comes with 200).
+ */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  parse_error: 400,
+  invalid_request: 400,
+  method_not_found: 404,
+  tool_not_found: 404,
+  invalid_params: 400,
+  promise_not_found: 404,
+  promise_expired: 404,
+  internal: 500,
+  // 499 (client closed request, as nginx logs it): the client that cancelled is not waiting for the answer.
+  cancelled: 499,
+  deadline_exceeded: 504,
+  unauthenticated: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  resource_exhausted: 429,
+  rate_limited: 429,
+  unavailable: 503,
+  resource_not_found: 404,
+  session_not_found: 404,
+  header_mismatch: 400,
+  invalid_meta: 400,
+  missing_capability: 400,
+  unsupported_version: 400,
+};
 
 /**
- * Whether the client asked for SSE: `Accept` names text/event-stream and prefers it to application/json
- * (names it first, or alone). MCP clients that accept both in the other order get JSON.
+ * The HTTP status of a response whose one JSON-RPC message answers a lone request with this error: 200 for the
+ * errors of a request that reached its method (the JSON-RPC code says what went wrong), the status of the
+ * problem for authentication, size and admission (429, 503), so that HTTP clients and proxies back off and retry
+ * on their own. The same values as /mcp's handshake revisions (bindings/mcp/wire.ts `HTTP_STATUS`).
  */
-export function wantsEventStream(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const sse = accept.indexOf(SSE_TYPE);
-  if (sse < 0) return false;
-  const json = accept.indexOf(JSON_TYPE);
-  return json < 0 || sse < json;
+export const MESSAGE_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  parse_error: 400,
+  invalid_request: 400,
+  method_not_found: 200,
+  tool_not_found: 200,
+  invalid_params: 200,
+  promise_not_found: 200,
+  promise_expired: 200,
+  internal: 200,
+  cancelled: 200,
+  deadline_exceeded: 200,
+  unauthenticated: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  resource_exhausted: 429,
+  rate_limited: 429,
+  unavailable: 503,
+  resource_not_found: 200,
+  session_not_found: 404,
+  header_mismatch: 400,
+  invalid_meta: 400,
+  missing_capability: 400,
+  unsupported_version: 400,
+};
+
+/** The JSON-RPC error object of an error on MCP-lite HTTP. */
+export function toRpcError(err: McpLiteError): JsonRpcErrorObject {
+  return toJsonRpcError(err, JSON_RPC_CODE);
+}
+
+/** A JSON-RPC error response on MCP-lite HTTP. */
+export function rpcErrorMessage(id: JsonRpcId | undefined, err: McpLiteError): string {
+  return errorMessage(id, toRpcError(err));
 }

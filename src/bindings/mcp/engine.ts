@@ -1,54 +1,20 @@
-import type { Principal } from '../../core/auth.js';
-import type { ElicitationReply } from '../../core/elicitations.js';
-import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
-import { noticeKind } from '../../core/notices.js';
-import type { CallResult, ElicitationOutcome, ElicitationRequestOutcome } from '../../core/outcomes.js';
-import type { CallRequest, ToolServer } from '../../core/server.js';
-import type { JsonRpcId, JsonRpcRequest } from '../common/jsonrpc.js';
-import { inputRequests, toElicitationReply } from './input-requests.js';
-import {
-  checkStateless,
-  isHandshakeRevision,
-  META,
-  negotiateHandshake,
-  STATELESS_REVISION,
-  SUPPORTED_REVISIONS,
-} from './revisions.js';
-import type { McpSession } from './sessions.js';
-import type { TaskRegistry } from './tasks.js';
-import { LOG_LEVELS, logPasses, McpProtocolError, paginate, toCallToolResult, toMcpTool } from './wire.js';
+import { McpLiteError } from '../../core/errors.js';
+import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
+import type { ToolServer } from '../../core/server.js';
+import { echoName } from '../common/echo.js';
+import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import type { Exchange } from './exchange.js';
+import { Flights } from './flights.js';
+import { LOG_LEVELS } from './log-levels.js';
+import { type McpNativePrompt, type McpNativeTool, nativeContext } from './native.js';
+import { paginate } from './pagination.js';
+import { META, negotiateHandshake, STATELESS_REVISION } from './revisions.js';
+import type { TaskOptions, TaskRegistry } from './tasks.js';
+import { ToolCalls } from './tool-call.js';
+import { toMcpTool } from './wire.js';
 
-/**
- * The transport-neutral MCP engine: one JSON-RPC message in, one result out. Streamable HTTP and stdio give it
- * an `Exchange` (what the request declared, and how to reach the client while it runs).
- */
-
-/** One request as the engine sees it. */
-export interface Exchange {
-  /** The revision in effect. */
-  revision: string;
-  /** True on the stateless revision (2026-07-28). */
-  stateless: boolean;
-  /** What the client declared it can do. */
-  clientCapabilities: Record<string, unknown>;
-  /** The threshold for `notifications/message`; undefined sends none. */
-  logLevel: string | undefined;
-  /** The session, on a handshake revision that has one. */
-  session: McpSession | undefined;
-  /** The authenticated caller. */
-  principal: Principal | undefined;
-  /** Aborts when the client goes away. */
-  signal: AbortSignal;
-  /** Whether `notify` reaches the client (SSE accepted, or stdio). */
-  canNotify: boolean;
-  /** Sends a notification tied to this request; resolves when the transport took it. */
-  notify(message: Record<string, unknown>): Promise<void>;
-  /** Sends a request to the client and resolves with its result (handshake revisions on a stream). */
-  request: ((method: string, params: Record<string, unknown>) => Promise<unknown>) | undefined;
-}
-
-/** Options of the engine. */
-export interface EngineOptions {
+/** Options of the engine (and of the tasks extension: its bounds, and the tools that need it). */
+export interface EngineOptions extends TaskOptions {
   /** Most items per page of the list methods. Default 100. */
   pageSize?: number;
   /** `ttlMs` on cacheable results of the stateless revision. Default 0 (re-fetch every time). */
@@ -60,40 +26,8 @@ export interface EngineOptions {
    * input requests in one round). Listed after the core tools on the MCP binding only.
    */
   nativeTools?: readonly McpNativeTool[];
-  /**
-   * Tools that only run as tasks (MCP `taskSupport: "required"`): a stateless client that did not declare the
-   * tasks extension gets -32021 for them.
-   */
-  tasksRequired?: readonly string[];
   /** Prompts written against the MCP wire (e.g. a `prompts/get` that answers `input_required`). */
   nativePrompts?: readonly McpNativePrompt[];
-}
-
-/** A prompt implemented directly on the MCP wire: raw `prompts/get` params in, a raw result out. */
-export interface McpNativePrompt {
-  /** The `Prompt` as listed. */
-  prompt: { name: string; [key: string]: unknown };
-  handler: (
-    params: Record<string, unknown>,
-    ctx: McpNativeContext,
-  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
-}
-
-/** What a native MCP tool's handler gets. */
-export interface McpNativeContext extends Exchange {
-  /** The progress token the client sent, if any. */
-  progressToken: string | number | undefined;
-}
-
-/** A tool implemented directly on the MCP wire: raw `tools/call` params in, a raw result out. */
-export interface McpNativeTool {
-  /** The `Tool` as listed (name, description, inputSchema, …). */
-  tool: { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown };
-  /** Returns the result object (`CallToolResult`, `InputRequiredResult`, …); throw McpProtocolError for errors. */
-  handler: (
-    params: Record<string, unknown>,
-    ctx: McpNativeContext,
-  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 /** Methods the stateless revision removed (answered 404 / -32601 there). */
@@ -114,58 +48,42 @@ const CACHEABLE = new Set([
   'resources/templates/list',
   'resources/read',
 ]);
-/** Most elicitation rounds of one handshake-revision tools/call. */
-const MAX_ELICITATION_ROUNDS = 8;
 
-/** Methods known to the engine, for "method not found" help. */
-export const MCP_METHODS = [
-  'initialize',
-  'ping',
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'logging/setLevel',
-  'subscriptions/listen',
-];
-
-/** Whether a message answers a request of ours rather than asking something. */
-export function isResponse(m: unknown): m is { id: JsonRpcId; result?: unknown; error?: unknown } {
-  return (
-    typeof m === 'object' && m !== null && !('method' in m) && 'id' in m && ('result' in m || 'error' in m)
-  );
+/** What `initialize` settled: the revision, what the client declared, and the result to send. */
+export interface Initialized {
+  revision: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo: unknown;
+  result: Record<string, unknown>;
 }
 
-/** The MCP protocol engine over one tool server. */
+/**
+ * The MCP methods over one tool server, transport-neutral: one request and its exchange in, one result out (or an
+ * error thrown). The JSON-RPC loop (`loop.ts`) feeds it; `tools/call` runs in `tool-call.ts`, the tasks methods in
+ * `tasks.ts`.
+ */
 export class McpEngine {
-  readonly pageSize: number;
+  private readonly pageSize: number;
   private readonly cacheTtlMs: number;
   private readonly instructions: string | undefined;
-  private readonly inFlight = new Map<string, AbortController>();
+  private readonly flights = new Flights();
   private readonly native = new Map<string, McpNativeTool>();
   private readonly nativePrompts = new Map<string, McpNativePrompt>();
-  private readonly headerCache = new Map<string, Array<{ field: string; header: string; label: string }>>();
-  private headerCacheVersion = -1;
+  private readonly toolCalls: ToolCalls;
   private toolsCache: { version: number; tools: Record<string, unknown>[] } | undefined;
-  /** The tasks extension, when promises are on. */
-  tasks: TaskRegistry | undefined;
 
   constructor(
     readonly server: ToolServer,
     options: EngineOptions = {},
+    /** The tasks extension, when promises are on (see `taskRegistryFor`). */
+    private readonly tasks?: TaskRegistry,
   ) {
     this.pageSize = options.pageSize ?? 100;
     this.cacheTtlMs = options.cacheTtlMs ?? 0;
     this.instructions = options.instructions;
     for (const t of options.nativeTools ?? []) this.native.set(t.tool.name, t);
     for (const p of options.nativePrompts ?? []) this.nativePrompts.set(p.prompt.name, p);
+    this.toolCalls = new ToolCalls(server, this.native, this.flights, tasks);
   }
 
   /** The server's capabilities (what it implements; the same on every revision apart from extensions). */
@@ -178,12 +96,7 @@ export class McpEngine {
   }
 
   /** `initialize`: negotiates the revision (the draft's `mcpVersion` is read too). */
-  initialize(params: Record<string, unknown>): {
-    revision: string;
-    clientCapabilities: Record<string, unknown>;
-    clientInfo: unknown;
-    result: Record<string, unknown>;
-  } {
+  initialize(params: Record<string, unknown>): Initialized {
     const requested = params.protocolVersion ?? params.mcpVersion;
     const revision = negotiateHandshake(requested);
     const caps = params.capabilities ?? params.clientCapabilities;
@@ -197,39 +110,17 @@ export class McpEngine {
     return { revision, clientCapabilities, clientInfo: params.clientInfo, result };
   }
 
-  /** Reads the per-request declaration of the stateless revision (throws the spec's errors). */
-  statelessDeclaration(
-    params: Record<string, unknown> | undefined,
-    header: string | undefined,
-    headerRequired: boolean,
-  ) {
-    return checkStateless(params, header, headerRequired);
-  }
-
   /**
-   * Runs one request: its result object, or an McpLiteError or McpProtocolError. A tools/call whose tool answers
-   * synchronously is answered synchronously (errors found at once are thrown), since every promise turn costs
-   * each call; anything else resolves or rejects later.
+   * Runs one request: its result object, or a thrown McpLiteError. A tools/call whose tool
+   * answers synchronously is answered synchronously (errors found at once are thrown), since every promise turn
+   * costs each call; anything else resolves or rejects later.
    */
-  handle(m: JsonRpcRequest, x: Exchange): Record<string, unknown> | Promise<Record<string, unknown>> {
+  handle(m: JsonRpcRequest, x: Exchange): MaybePromise<Record<string, unknown>> {
     const result =
       m.method === 'tools/call' || m.method === 'tools/invoke'
-        ? this.callTool(m, (isObject(m.params) ? m.params : {}) as Record<string, unknown>, x)
+        ? this.toolCalls.call(m, x)
         : this.dispatch(m, x);
-    if (!x.stateless) return result;
-    return result instanceof Promise
-      ? result.then((r) => this.statelessResult(m, r))
-      : this.statelessResult(m, result);
-  }
-
-  /** The stateless revision's additions to a result: its type and, for listings and reads, caching hints. */
-  private statelessResult(m: JsonRpcRequest, result: Record<string, unknown>): Record<string, unknown> {
-    if (result.resultType === undefined) result.resultType = 'complete';
-    if (CACHEABLE.has(m.method)) {
-      result.ttlMs ??= this.cacheTtlMs;
-      result.cacheScope ??= this.server.authenticate ? 'private' : 'public';
-    }
-    return result;
+    return x.stateless ? mapMaybe(result, (r) => this.statelessResult(m, r)) : result;
   }
 
   /** Handles a notification (no answer). */
@@ -243,15 +134,7 @@ export class McpEngine {
       case 'notifications/cancelled':
       case 'cancel': {
         const id = params.requestId ?? params.id;
-        if (id === undefined) return;
-        this.inFlight
-          .get(this.flightKey(x, id as JsonRpcId))
-          ?.abort(
-            new McpLiteError(
-              'cancelled',
-              typeof params.reason === 'string' ? `Cancelled: ${params.reason}` : 'Cancelled',
-            ),
-          );
+        if (id !== undefined) this.flights.cancel(x, id as JsonRpcId, params.reason);
         return;
       }
       default:
@@ -259,9 +142,20 @@ export class McpEngine {
     }
   }
 
+  /** The stateless revision's additions to a result: its type and, for listings and reads, caching hints. */
+  private statelessResult(m: JsonRpcRequest, result: Record<string, unknown>): Record<string, unknown> {
+    if (result.resultType === undefined) result.resultType = 'complete';
+    if (CACHEABLE.has(m.method)) {
+      result.ttlMs ??= this.cacheTtlMs;
+      result.cacheScope ??= this.server.authenticate ? 'private' : 'public';
+    }
+    return result;
+  }
+
   private async dispatch(m: JsonRpcRequest, x: Exchange): Promise<Record<string, unknown>> {
     const params = (isObject(m.params) ? m.params : {}) as Record<string, unknown>;
     if (x.stateless && REMOVED_IN_STATELESS.has(m.method)) throw methodNotFound(m.method);
+    const server = this.server;
     switch (m.method) {
       case 'ping':
         return {};
@@ -271,59 +165,34 @@ export class McpEngine {
           supportedVersions: [STATELESS_REVISION],
           capabilities: this.capabilities(true),
           ...(this.instructions ? { instructions: this.instructions } : {}),
-          _meta: { [META.serverInfo]: { name: this.server.name, version: this.server.version } },
+          _meta: { [META.serverInfo]: { name: server.name, version: server.version } },
         };
-      case 'tools/list': {
-        const { page, nextCursor } = paginate(this.mcpTools(), params.cursor, this.pageSize);
-        return nextCursor ? { tools: page, nextCursor } : { tools: page };
-      }
-      case 'resources/list': {
-        const { page, nextCursor } = paginate(this.server.resources.list(), params.cursor, this.pageSize);
-        return nextCursor ? { resources: page, nextCursor } : { resources: page };
-      }
-      case 'resources/templates/list': {
-        const { page, nextCursor } = paginate(
-          this.server.resources.templates(),
-          params.cursor,
-          this.pageSize,
-        );
-        return nextCursor ? { resourceTemplates: page, nextCursor } : { resourceTemplates: page };
-      }
+      case 'tools/list':
+        return this.page('tools', this.mcpTools(), params.cursor);
+      case 'resources/list':
+        return this.page('resources', server.resources.list(), params.cursor);
+      case 'resources/templates/list':
+        return this.page('resourceTemplates', server.resources.templates(), params.cursor);
       case 'resources/read':
         return {
-          contents: await this.withFlight(m, x, (flight) =>
-            this.server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
+          contents: await this.flights.run(m, x, (flight) =>
+            server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
           ),
         };
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         if (typeof params.uri !== 'string')
           throw new McpLiteError('invalid_params', 'Invalid params: "uri" must be a string');
-        if (m.method === 'resources/subscribe') x.session?.subscriptions.add(params.uri);
+        if (m.method === 'resources/subscribe') x.session?.subscribe(params.uri);
         else x.session?.subscriptions.delete(params.uri);
         return {};
       }
       case 'prompts/list': {
-        const all = [...this.server.prompts.list(), ...[...this.nativePrompts.values()].map((p) => p.prompt)];
-        const { page, nextCursor } = paginate(all, params.cursor, this.pageSize);
-        return nextCursor ? { prompts: page, nextCursor } : { prompts: page };
+        const all = [...server.prompts.list(), ...[...this.nativePrompts.values()].map((p) => p.prompt)];
+        return this.page('prompts', all, params.cursor);
       }
-      case 'prompts/get': {
-        const native = typeof params.name === 'string' ? this.nativePrompts.get(params.name) : undefined;
-        if (native && !this.server.prompts.has(native.prompt.name)) {
-          return this.withFlight(m, x, async (flight) =>
-            native.handler(params, this.nativeContext(x, flight, undefined)),
-          );
-        }
-        return {
-          ...(await this.withFlight(m, x, (flight) =>
-            this.server.prompts.get(params.name, params.arguments, {
-              signal: flight.signal,
-              principal: x.principal,
-            }),
-          )),
-        };
-      }
+      case 'prompts/get':
+        return this.getPrompt(m, params, x);
       case 'completion/complete':
         return this.complete(params);
       case 'logging/setLevel': {
@@ -349,36 +218,35 @@ export class McpEngine {
     }
   }
 
-  /** The input schema of a core or native tool (for header checks). */
-  inputSchemaOf(name: string): Record<string, unknown> | undefined {
-    return this.server.catalog.get(name)?.wire.inputSchema ?? this.native.get(name)?.tool.inputSchema;
+  /** One page of a listing, under `key`, with the cursor of the next. */
+  private page(key: string, items: readonly unknown[], cursor: unknown): Record<string, unknown> {
+    const { page, nextCursor } = paginate(items, cursor, this.pageSize);
+    return nextCursor ? { [key]: page, nextCursor } : { [key]: page };
   }
 
-  /** The arguments of a tool that travel as `Mcp-Param-*` headers (`x-mcp-header`), cached per catalog version. */
-  headerParams(name: string): ReadonlyArray<{ field: string; header: string; label: string }> {
-    const version = this.server.catalog.version;
-    if (this.headerCacheVersion !== version) {
-      this.headerCache.clear();
-      this.headerCacheVersion = version;
+  private async getPrompt(
+    m: JsonRpcRequest,
+    params: Record<string, unknown>,
+    x: Exchange,
+  ): Promise<Record<string, unknown>> {
+    const native = typeof params.name === 'string' ? this.nativePrompts.get(params.name) : undefined;
+    if (native && !this.server.prompts.has(native.prompt.name)) {
+      return this.flights.run(m, x, async (flight) =>
+        native.handler(params, nativeContext(x, flight.signal, undefined)),
+      );
     }
-    let params = this.headerCache.get(name);
-    if (!params) {
-      const schema = this.inputSchemaOf(name);
-      const props = isObject(schema?.properties) ? schema.properties : {};
-      params = [];
-      for (const [field, def] of Object.entries(props)) {
-        const header = isObject(def) ? def['x-mcp-header'] : undefined;
-        if (typeof header === 'string') {
-          params.push({ field, header: `mcp-param-${header.toLowerCase()}`, label: `Mcp-Param-${header}` });
-        }
-      }
-      if (this.headerCache.size < 10_000) this.headerCache.set(name, params);
-    }
-    return params;
+    return {
+      ...(await this.flights.run(m, x, (flight) =>
+        this.server.prompts.get(params.name, params.arguments, {
+          signal: flight.signal,
+          principal: x.principal,
+        }),
+      )),
+    };
   }
 
   /** The MCP form of the tool listing (user tools first, system tools last), rebuilt only when the catalog changes. */
-  mcpTools(): Record<string, unknown>[] {
+  private mcpTools(): Record<string, unknown>[] {
     const listing = this.server.listTools();
     if (this.toolsCache?.version !== listing.version) {
       const native = [...this.native.values()]
@@ -412,7 +280,7 @@ export class McpEngine {
     let values: string[];
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       if (!this.server.prompts.has(ref.name)) {
-        throw new McpLiteError('invalid_params', `Prompt not found: ${ref.name}`, {
+        throw new McpLiteError('invalid_params', `Prompt not found: ${echoName(ref.name)}`, {
           reason: 'prompt_not_found',
         });
       }
@@ -428,276 +296,10 @@ export class McpEngine {
     const total = values.length;
     return { completion: { values: values.slice(0, 100), total, hasMore: total > 100 } };
   }
-
-  // ---- tools/call ----
-
-  /**
-   * Not `async`: it returns withFlight's promise as it is, where an async function would wrap it in one more
-   * promise and cost every call extra microtask turns. Its only caller, `handle`, turns its throws into
-   * rejections.
-   */
-  private callTool(
-    m: JsonRpcRequest,
-    params: Record<string, unknown>,
-    x: Exchange,
-  ): Record<string, unknown> | Promise<Record<string, unknown>> {
-    const name = params.name;
-    if (typeof name !== 'string')
-      throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string');
-    const meta = isObject(params._meta) ? params._meta : {};
-    const progressToken = meta.progressToken;
-    const hasProgress = typeof progressToken === 'string' || typeof progressToken === 'number';
-    const native = this.native.get(name);
-    if (native && !this.server.catalog.get(name)) {
-      return this.withFlight(m, x, async (flight) =>
-        native.handler(
-          params,
-          this.nativeContext(x, flight, hasProgress ? (progressToken as string | number) : undefined),
-        ),
-      );
-    }
-    const tool = this.server.catalog.get(name);
-    const hasOutputSchema = tool?.wire.outputSchema !== undefined;
-    let elicitation: CallRequest['elicitation'];
-    if (x.stateless && params.requestState !== undefined) {
-      elicitation = this.answersFromInputResponses(params);
-    }
-    this.tasks?.checkRequired(name, x);
-    let progressCount = 0;
-    const onPartial =
-      x.canNotify && (hasProgress || x.logLevel !== undefined)
-        ? (data: unknown) => {
-            const kind = noticeKind(data);
-            if (kind === 'log') {
-              const n = data as { level: string; data: unknown; logger?: string };
-              if (!logPasses(n.level, x.logLevel)) return undefined;
-              return x.notify({
-                jsonrpc: '2.0',
-                method: 'notifications/message',
-                params: { level: n.level, data: n.data, ...(n.logger ? { logger: n.logger } : {}) },
-              });
-            }
-            if (!hasProgress) return undefined;
-            progressCount++;
-            const p =
-              kind === 'progress'
-                ? (data as { progress: number; total?: number; message?: string })
-                : {
-                    progress: progressCount,
-                    message: typeof data === 'string' ? data : JSON.stringify(data),
-                  };
-            return x.notify({
-              jsonrpc: '2.0',
-              method: 'notifications/progress',
-              params: {
-                progressToken,
-                progress: p.progress,
-                ...(p.total !== undefined ? { total: p.total } : {}),
-                ...(p.message !== undefined ? { message: p.message } : {}),
-              },
-            });
-          }
-        : undefined;
-    const run = (flight: Flight, answers?: CallRequest['elicitation']) =>
-      this.server.call(
-        new EngineToolCall(
-          name,
-          params.arguments,
-          x.principal,
-          flight,
-          m.id ?? undefined,
-          onPartial,
-          answers,
-        ),
-      );
-    const complete = (result: CallResult): Record<string, unknown> =>
-      result.outcome.type === 'promise' && this.tasks && x.stateless && this.tasks.optedIn(x)
-        ? this.tasks.fromPromise(name, params.arguments, result.outcome)
-        : toCallToolResult(result, { hasOutputSchema });
-    return this.withFlight(m, x, (flight) => {
-      const first = run(flight, elicitation);
-      // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
-      if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') return complete(first);
-      return this.completeCall(first, flight, x, run, complete);
-    });
-  }
-
-  /** The rest of a tools/call that has to wait: for the handler, and for the rounds of an elicitation. */
-  private async completeCall(
-    first: CallResult | Promise<CallResult>,
-    flight: Flight,
-    x: Exchange,
-    run: (flight: Flight, answers?: CallRequest['elicitation']) => CallResult | Promise<CallResult>,
-    complete: (result: CallResult) => Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    let result: CallResult = await first;
-    for (let round = 0; result.outcome.type === 'elicitation'; round++) {
-      const outcome = result.outcome;
-      if (x.stateless) {
-        if (!isObject(x.clientCapabilities.elicitation)) {
-          throw new McpProtocolError(-32021, 'Missing required client capability: elicitation', {
-            requiredCapabilities: { elicitation: {} },
-          });
-        }
-        return {
-          resultType: 'input_required',
-          inputRequests: inputRequests(outcome),
-          requestState: outcome.state,
-        };
-      }
-      if (!x.request || !isObject(x.clientCapabilities.elicitation) || round >= MAX_ELICITATION_ROUNDS) break;
-      const reply = await this.askClient(x.request, x.revision, outcome);
-      if ('refused' in reply) {
-        return {
-          content: [{ type: 'text', text: `The user did not provide the input (${reply.refused}).` }],
-          isError: true,
-        };
-      }
-      result = await run(flight, reply);
-    }
-    return complete(result);
-  }
-
-  /** What a native tool or prompt handler gets: the exchange, with the flight's signal. */
-  private nativeContext(
-    x: Exchange,
-    flight: Flight,
-    progressToken: string | number | undefined,
-  ): McpNativeContext {
-    return {
-      ...x,
-      signal: flight.signal,
-      notify: (message) => x.notify(message),
-      request: x.request,
-      progressToken,
-    };
-  }
-
-  /** The answers of a stateless retry: `requestState` plus the elicitation's `inputResponses`. */
-  private answersFromInputResponses(params: Record<string, unknown>): CallRequest['elicitation'] {
-    if (params.inputResponses !== undefined && !isObject(params.inputResponses)) {
-      throw new McpLiteError('invalid_params', 'Invalid params: inputResponses must be an object');
-    }
-    const responses = isObject(params.inputResponses) ? params.inputResponses : {};
-    const reply = toElicitationReply(params.requestState, responses);
-    if (!reply) {
-      throw new McpLiteError('invalid_params', 'Invalid params: inputResponses.elicitation is missing', {
-        reason: 'missing_input_response',
-      });
-    }
-    return reply;
-  }
-
-  /**
-   * Handshake revisions: asks the client with `elicitation/create`. A server request carries one form, so the
-   * requests of a multi-request elicitation are asked one after the other, and core gets them all at once.
-   */
-  private async askClient(
-    request: NonNullable<Exchange['request']>,
-    revision: string,
-    outcome: ElicitationOutcome,
-  ): Promise<ElicitationReply | { refused: string }> {
-    const forms: Array<[string, ElicitationRequestOutcome]> = outcome.requests
-      ? Object.entries(outcome.requests)
-      : [['', outcome]];
-    const answers: Record<string, unknown> = {};
-    for (const [name, form] of forms) {
-      const reply = await request('elicitation/create', {
-        ...(revision >= '2025-11-25' ? { mode: 'form' } : {}),
-        message: form.message,
-        requestedSchema: form.requestedSchema,
-      });
-      const action = isObject(reply) ? reply.action : undefined;
-      if (action !== 'accept') return { refused: String(action ?? 'no answer') };
-      answers[name] = isObject(reply) ? (reply.content ?? {}) : {};
-    }
-    return { state: outcome.state, answers: outcome.requests ? answers : answers[''] };
-  }
-
-  /**
-   * Runs `work` registered under the request id, so that notifications/cancelled can abort it. `work` gets where
-   * to read the signal from rather than the signal: the node adapter makes its signal (an AbortController and a
-   * 'close' listener) on first read, and a call that answers within a tick never needs it.
-   */
-  private withFlight<T>(
-    m: JsonRpcRequest,
-    x: Exchange,
-    work: (flight: Flight) => T | Promise<T>,
-  ): T | Promise<T> {
-    // Only a session (or stdio) can send notifications/cancelled for its own requests; a stateless or sessionless
-    // request is cancelled by closing its connection, which the transport's signal already says.
-    if (m.id === undefined || m.id === null || !x.session) return work(x);
-    return this.tracked(m.id, x, work);
-  }
-
-  private async tracked<T>(id: JsonRpcId, x: Exchange, work: (flight: Flight) => T | Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const key = this.flightKey(x, id);
-    const onAbort = () => controller.abort(x.signal.reason);
-    if (x.signal.aborted) onAbort();
-    else x.signal.addEventListener('abort', onAbort, { once: true });
-    this.inFlight.set(key, controller);
-    try {
-      return await work(controller);
-    } catch (err) {
-      throw controller.signal.aborted ? toMcpLiteError(controller.signal.reason ?? err) : err;
-    } finally {
-      x.signal.removeEventListener('abort', onAbort);
-      if (this.inFlight.get(key) === controller) this.inFlight.delete(key);
-    }
-  }
-
-  private flightKey(x: Pick<Exchange, 'session' | 'principal'>, id: JsonRpcId): string {
-    return `${x.session?.id ?? x.principal?.id ?? ''}|${JSON.stringify(id)}`;
-  }
 }
 
-/** Where a request's signal is read from, on first use only (an Exchange, or a cancellable flight's controller). */
-interface Flight {
-  readonly signal: AbortSignal;
-}
-
-/**
- * A tools/call as core takes it. A class rather than an object literal so that `signal` can stay a getter (see
- * `withFlight`): core reads it only for calls that outlive a tick. (Literals with getters or spreads are also
- * slower to build.) Optional fields are left unset rather than undefined, as the literal it replaces did.
- */
-class EngineToolCall implements CallRequest {
-  readonly arguments: unknown;
-  readonly onPartial?: (data: unknown) => void | Promise<void>;
-  readonly elicitation?: CallRequest['elicitation'];
-
-  constructor(
-    readonly name: string,
-    args: unknown,
-    readonly principal: Principal | undefined,
-    private readonly flight: Flight,
-    readonly requestId: string | number | undefined,
-    onPartial: ((data: unknown) => void | Promise<void>) | undefined,
-    elicitation: CallRequest['elicitation'],
-  ) {
-    this.arguments = args;
-    if (onPartial) this.onPartial = onPartial;
-    if (elicitation) this.elicitation = elicitation;
-  }
-
-  get signal(): AbortSignal {
-    return this.flight.signal;
-  }
-}
-
-/** Whether a value is a plain object. */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
+/** An unknown method, named back to the client at most `MAX_ECHO_CHARS` long (it may have sent megabytes). */
 function methodNotFound(method: string): McpLiteError {
-  return new McpLiteError('method_not_found', `Method not found: ${method}`, { method });
+  const name = echoName(method);
+  return new McpLiteError('method_not_found', `Method not found: ${name}`, { method: name });
 }
-
-/** Whether a header value names a revision this server knows (of either kind). */
-export function isKnownRevision(v: string | undefined): boolean {
-  return v !== undefined && SUPPORTED_REVISIONS.includes(v);
-}
-
-export { isHandshakeRevision };

@@ -9,7 +9,7 @@ import type { ElicitationOutcome } from '../../core/outcomes.js';
  */
 
 /** The key of a single-form elicitation: the schema's `title` when it is an identifier, else "elicitation". */
-export function inputKey(outcome: ElicitationOutcome): string {
+function inputKey(outcome: ElicitationOutcome): string {
   const title = outcome.requestedSchema.title;
   return typeof title === 'string' && /^[A-Za-z_][\w.-]{0,63}$/.test(title) ? title : 'elicitation';
 }

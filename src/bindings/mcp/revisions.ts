@@ -1,4 +1,4 @@
-import { McpProtocolError } from './wire.js';
+import { McpLiteError } from '../../core/errors.js';
 
 /**
  * Protocol revisions and their negotiation. The handshake revisions negotiate once with `initialize`; the
@@ -14,6 +14,16 @@ export const STATELESS_REVISION = '2026-07-28';
 export const SUPPORTED_REVISIONS: readonly string[] = [...HANDSHAKE_REVISIONS, STATELESS_REVISION];
 /** What `initialize` answers when the client asks for a revision it does not know. */
 export const LATEST_HANDSHAKE_REVISION = '2025-11-25';
+
+/**
+ * The revision of a handshake-revision request that names none: no session, and no `MCP-Protocol-Version` header
+ * (or, on stdio, a `ping` before `initialize`). The Streamable HTTP transport (2025-06-18 and later) says a server
+ * that cannot tell the version otherwise SHOULD assume 2025-03-26, the revision before the header existed; stdio
+ * follows the same rule so that a message is read the same way over either framing.
+ */
+export const DEFAULT_REVISION = '2025-03-26';
+/** Revisions that allow JSON-RPC batches: 2025-03-26 added them, 2024-11-05 tolerated them, later ones removed them. */
+export const BATCH_REVISIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26']);
 
 /** `_meta` keys of the stateless revision. */
 export const META = {
@@ -57,48 +67,36 @@ export function checkStateless(
 ): StatelessDeclaration {
   const meta = params?._meta;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
-    throw new McpProtocolError(
-      -32602,
+    throw new McpLiteError(
+      'invalid_meta',
       'Invalid params: missing _meta (protocol version and client capabilities)',
-      undefined,
-      400,
     );
   }
   const m = meta as Record<string, unknown>;
   // Both present is the rule; the list of what is missing is built only for the error (this runs per request).
   if (m[META.protocolVersion] === undefined || m[META.clientCapabilities] === undefined) {
     const missing = [META.protocolVersion, META.clientCapabilities].filter((k) => m[k] === undefined);
-    throw new McpProtocolError(
-      -32602,
-      `Invalid params: missing _meta keys: ${missing.join(', ')}`,
-      undefined,
-      400,
-    );
+    throw new McpLiteError('invalid_meta', `Invalid params: missing _meta keys: ${missing.join(', ')}`);
   }
   const version = m[META.protocolVersion];
   if (headerRequired && header === undefined) {
-    throw new McpProtocolError(-32020, 'Header mismatch: the MCP-Protocol-Version header is missing');
+    throw new McpLiteError('header_mismatch', 'Header mismatch: the MCP-Protocol-Version header is missing');
   }
   if (header !== undefined && header !== version) {
-    throw new McpProtocolError(
-      -32020,
+    throw new McpLiteError(
+      'header_mismatch',
       'Header mismatch: MCP-Protocol-Version does not match _meta protocolVersion',
     );
   }
   if (version !== STATELESS_REVISION) {
-    throw new McpProtocolError(-32022, 'Unsupported protocol version', {
+    throw new McpLiteError('unsupported_version', 'Unsupported protocol version', {
       supported: [STATELESS_REVISION],
       requested: String(version),
     });
   }
   const caps = m[META.clientCapabilities];
   if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) {
-    throw new McpProtocolError(
-      -32602,
-      'Invalid params: _meta clientCapabilities must be an object',
-      undefined,
-      400,
-    );
+    throw new McpLiteError('invalid_meta', 'Invalid params: _meta clientCapabilities must be an object');
   }
   const level = m[META.logLevel];
   return {

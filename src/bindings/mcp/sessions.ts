@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { McpLiteError } from '../../core/errors.js';
 import { AsyncQueue } from '../common/async-queue.js';
+import { boundedClientInfo, boundedObject, CAPABILITY_LIMITS } from './bounded.js';
 
 /**
  * Sessions of the handshake revisions. A session exists only where a handshake feature needs one: the log
@@ -21,12 +23,13 @@ export class McpSession {
   initialized = false;
   /** The threshold set by `logging/setLevel`; no logs are sent before it is set. */
   logLevel: string | undefined;
-  /** URIs the client subscribed to. */
+  /** URIs the client subscribed to (bounded: see `subscribe`). */
   readonly subscriptions = new Set<string>();
   lastSeen = Date.now();
   closed = false;
   private stream: AsyncQueue<string> | undefined;
   private readonly events: StoredEvent[] = [];
+  private eventChars = 0;
   private seq = 0;
   private readonly closeListeners: Array<() => void> = [];
   private readonly resumed = new Map<string, AsyncQueue<string>>();
@@ -34,17 +37,48 @@ export class McpSession {
   constructor(
     readonly id: string,
     readonly revision: string,
+    /** What the client declared, as a bounded copy (`bounded.ts`). */
     readonly clientCapabilities: Record<string, unknown>,
-    readonly clientInfo: unknown,
-    private readonly maxEvents: number,
+    /** The client's name, title, version and website, each string cut short. */
+    readonly clientInfo: Record<string, string>,
+    /** `callerKey` of whoever opened it: with auth, a session is unknown to every other principal. */
+    readonly owner: string,
+    private readonly limits: SessionLimits,
   ) {}
 
-  /** Numbers an event of `stream` and keeps it for resumption; returns the SSE text. */
+  /**
+   * Numbers an event of `stream` and keeps it for resumption (the newest `maxEvents`, within `maxEventBytes`);
+   * returns the SSE text.
+   */
   record(stream: string, message: string): string {
     const id = `${stream}_${++this.seq}`;
     this.events.push({ id, stream, data: message });
-    if (this.events.length > this.maxEvents) this.events.shift();
+    this.eventChars += message.length;
+    while (
+      this.events.length > this.limits.maxEvents ||
+      (this.eventChars > this.limits.maxEventBytes && this.events.length > 0)
+    ) {
+      this.eventChars -= this.events.shift()!.data.length;
+    }
     return `id: ${id}\nevent: message\ndata: ${message}\n\n`;
+  }
+
+  /** `resources/subscribe`: refuses a URI over the length bound, and more than `maxSubscriptions` (-32004). */
+  subscribe(uri: string): void {
+    if (uri.length > MAX_URI_CHARS) {
+      throw new McpLiteError(
+        'invalid_params',
+        `Invalid params: "uri" is longer than ${MAX_URI_CHARS} characters`,
+      );
+    }
+    if (!this.subscriptions.has(uri) && this.subscriptions.size >= this.limits.maxSubscriptions) {
+      throw new McpLiteError(
+        'resource_exhausted',
+        `Too many subscriptions in this session (limit ${this.limits.maxSubscriptions}): unsubscribe first`,
+        { limit: this.limits.maxSubscriptions },
+      );
+    }
+    this.subscriptions.add(uri);
   }
 
   /** Events of the same stream after `lastEventId`, as SSE text; undefined when that event is unknown. */
@@ -119,63 +153,118 @@ export class McpSession {
   }
 }
 
-/** Options of the session store. */
+/** Longest resource URI a session subscribes to. */
+const MAX_URI_CHARS = 2048;
+
+/** What one session may keep. */
+interface SessionLimits {
+  maxEvents: number;
+  maxEventBytes: number;
+  maxSubscriptions: number;
+}
+
+/**
+ * Options of the session store. A session is the client's state, so it is bounded per caller (`callerKey`: the
+ * principal, else the remote address) and in total; a bound reached is the reaching caller's `resource_exhausted`
+ * (-32004, HTTP 429). A live session is never evicted to make room: sessions end by DELETE or by idling.
+ */
 export interface SessionStoreOptions {
-  /** Most live sessions; the least recently seen is closed beyond it. Default 10 000. */
+  /** Most live sessions in all. Default 10 000. */
   maxSessions?: number;
-  /** A session unused this long is closed. Default 30 minutes. */
+  /** Most live sessions one caller may hold. Default 100. */
+  maxSessionsPerCaller?: number;
+  /** A session unused this long (and with no open GET stream) is closed. Default 30 minutes. */
   idleMs?: number;
   /** Events kept per session for `Last-Event-ID` resumption. Default 256. */
   maxEvents?: number;
+  /** Most characters of events kept per session for resumption (the oldest go first). Default 1 MiB. */
+  maxEventBytes?: number;
+  /** Most resource subscriptions per session. Default 1 000. */
+  maxSubscriptions?: number;
 }
 
 /** The live sessions of one binding (memory; sessions are per replica, as the handshake revisions assume). */
 export class SessionStore {
   private readonly sessions = new Map<string, McpSession>();
+  private readonly perCaller = new Map<string, number>();
   private readonly maxSessions: number;
+  private readonly maxPerCaller: number;
   private readonly idleMs: number;
-  private readonly maxEvents: number;
+  private readonly limits: SessionLimits;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: SessionStoreOptions = {}) {
     this.maxSessions = options.maxSessions ?? 10_000;
+    this.maxPerCaller = options.maxSessionsPerCaller ?? 100;
     this.idleMs = options.idleMs ?? 30 * 60_000;
-    this.maxEvents = options.maxEvents ?? 256;
+    this.limits = {
+      maxEvents: options.maxEvents ?? 256,
+      maxEventBytes: options.maxEventBytes ?? 1024 * 1024,
+      maxSubscriptions: options.maxSubscriptions ?? 1000,
+    };
   }
 
-  /** Creates a session with a fresh unguessable id (visible ASCII only, as the spec requires). */
-  create(revision: string, clientCapabilities: Record<string, unknown>, clientInfo: unknown): McpSession {
+  /**
+   * Creates a session with a fresh unguessable id (visible ASCII only, as the spec requires) for `owner`
+   * (`callerKey`), keeping bounded copies of what the client declared. Throws `resource_exhausted` when the owner
+   * or the store holds as many sessions as allowed.
+   */
+  create(revision: string, clientCapabilities: unknown, clientInfo: unknown, owner: string): McpSession {
+    const held = this.perCaller.get(owner) ?? 0;
+    if (held >= this.maxPerCaller) {
+      throw new McpLiteError(
+        'resource_exhausted',
+        `Too many sessions for this caller (limit ${this.maxPerCaller}): end unused ones with DELETE, or wait for idle ones to expire`,
+        { limit: this.maxPerCaller, scope: 'caller' },
+      );
+    }
     if (this.sessions.size >= this.maxSessions) {
-      let oldest: McpSession | undefined;
-      for (const s of this.sessions.values()) if (!oldest || s.lastSeen < oldest.lastSeen) oldest = s;
-      if (oldest) this.delete(oldest.id);
+      throw new McpLiteError('resource_exhausted', 'The server holds as many sessions as it can: try later', {
+        limit: this.maxSessions,
+        scope: 'server',
+      });
     }
     const session = new McpSession(
       randomBytes(16).toString('hex'),
       revision,
-      clientCapabilities,
-      clientInfo,
-      this.maxEvents,
+      boundedObject(clientCapabilities, CAPABILITY_LIMITS),
+      boundedClientInfo(clientInfo),
+      owner,
+      this.limits,
     );
     this.sessions.set(session.id, session);
+    this.perCaller.set(owner, held + 1);
     this.startSweeper();
     return session;
   }
 
-  /** The live session with this id. */
-  get(id: string): McpSession | undefined {
+  /**
+   * The live session with this id, for the caller `callerKey`: a session opened by an authenticated principal is
+   * unknown to everyone else (sessions opened without auth are bound to no one: the id is the capability, and an
+   * address may change under NAT or a proxy).
+   */
+  get(id: string, caller?: string): McpSession | undefined {
     const s = this.sessions.get(id);
-    if (s) s.lastSeen = Date.now();
+    if (!s || (caller !== undefined && !ownedBy(s, caller))) return undefined;
+    s.lastSeen = Date.now();
     return s;
   }
 
-  /** Ends a session; false when it was unknown. */
-  delete(id: string): boolean {
+  /** Ends a session (when `caller` may see it, as for `get`); false when it was unknown. */
+  delete(id: string, caller?: string): boolean {
     const s = this.sessions.get(id);
-    if (!s) return false;
+    if (!s || (caller !== undefined && !ownedBy(s, caller))) return false;
     this.sessions.delete(id);
+    const held = (this.perCaller.get(s.owner) ?? 1) - 1;
+    if (held > 0) this.perCaller.set(s.owner, held);
+    else this.perCaller.delete(s.owner);
     s.close();
     return true;
+  }
+
+  /** How many sessions are live. */
+  get size(): number {
+    return this.sessions.size;
   }
 
   /** Every live session. */
@@ -202,4 +291,9 @@ export class SessionStore {
     );
     this.sweeper.unref();
   }
+}
+
+/** Whether `caller` may see session `s`. */
+function ownedBy(s: McpSession, caller: string): boolean {
+  return !s.owner.startsWith('principal:') || s.owner === caller;
 }

@@ -1,17 +1,11 @@
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { McpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { parseJsonBody } from '../common/json-body.js';
-import { type JsonRpcId, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
-import { type EngineOptions, type Exchange, isObject, isResponse, McpEngine } from './engine.js';
-import { honouredFilter, Notifier, tagged } from './notifier.js';
-import { META } from './revisions.js';
-import { ServerRequests } from './server-requests.js';
-import { type McpSession, SessionStore } from './sessions.js';
-import { TaskRegistry } from './tasks.js';
-import { errorMessage, McpProtocolError, resultMessage, toMcpError } from './wire.js';
+import { readLines } from '../common/lines.js';
+import { openMcpConnection } from './connection.js';
+import { type EngineOptions, McpEngine } from './engine.js';
+import { taskRegistryFor } from './tasks.js';
 
 /** Options of the stdio transport. */
 export interface StdioOptions extends EngineOptions {
@@ -19,7 +13,7 @@ export interface StdioOptions extends EngineOptions {
   input?: Readable;
   /** Where messages go. Default `process.stdout` (so logs must go to stderr). */
   output?: Writable;
-  /** Longest accepted line in bytes. Default 4 MiB. */
+  /** Longest accepted line in bytes, checked while reading. Default 4 MiB. */
   maxLineBytes?: number;
   /** How long to wait for the client's answer to a server request. Default 5 minutes. */
   serverRequestTimeoutMs?: number;
@@ -34,201 +28,79 @@ export interface StdioServer {
 }
 
 /**
- * MCP over stdio: one JSON-RPC message per line in each direction. The connection is one session: `initialize`
- * negotiates a handshake revision, after which requests run concurrently (their notifications and server
- * requests interleave on stdout). A message carrying the stateless revision's `_meta` is served statelessly, and
- * `subscriptions/listen` keeps its notifications flowing on the same channel. This is what
+ * MCP over stdio: one JSON-RPC message per line in each direction, the connection one session
+ * (`connection.ts`: the handshake, concurrent requests, notifications and server requests interleaved, the
+ * stateless revision, the draft-seed dialect). This file is the line framing only. This is what
  * `mcplite serve --stdio <module>` runs.
  */
 export function serveStdio(server: ToolServer, options: StdioOptions = {}): StdioServer {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024;
-  const engine = new McpEngine(server, options);
-  if (server.promisesEnabled) engine.tasks = new TaskRegistry(server, new Set(options.tasksRequired ?? []));
-  const store = new SessionStore({ maxSessions: 1 });
-  const serverRequests = new ServerRequests(options.serverRequestTimeoutMs ?? 300_000);
-  const connection = new AbortController();
-  const notifier = new Notifier(server, store, new Set());
-  const listens = new Map<string, () => void>();
-  let session: McpSession | undefined;
+  const engine = new McpEngine(server, options, taskRegistryFor(server, options));
   let writing: Promise<void> = Promise.resolve();
-  const running = new Set<Promise<void>>();
+  let closing = false;
+  let ended = false;
 
   /** Writes one line, in order, waiting for 'drain' when the pipe is full. */
   const write = (line: string): Promise<void> => {
-    writing = writing.then(async () => {
-      if (connection.signal.aborted || output.destroyed) return;
-      if (!output.write(`${line}\n`)) await Promise.race([once(output, 'drain'), once(output, 'close')]);
-    });
+    writing = writing.then(
+      () =>
+        new Promise<void>((resolve) => {
+          if (ended || output.destroyed) return resolve();
+          if (output.write(`${line}\n`)) return resolve();
+          const go = () => {
+            output.off('drain', go);
+            output.off('close', go);
+            resolve();
+          };
+          output.on('drain', go);
+          output.on('close', go);
+        }),
+    );
     return writing;
   };
 
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  const close = () => {
-    if (connection.signal.aborted) return;
-    connection.abort(new McpLiteError('cancelled', 'The connection closed'));
-    lines.close();
-    notifier.close();
-    for (const stop of listens.values()) stop();
-    serverRequests.rejectAll(new McpLiteError('cancelled', 'The connection closed'));
-    store.closeAll();
-    void writing.then(resolveClosed, resolveClosed);
-  };
-  lines.on('line', (line) => {
-    if (line.trim() === '') return;
-    if (Buffer.byteLength(line) > maxLine) {
-      void write(
-        errorMessage(
-          null,
-          toMcpError(new McpLiteError('invalid_request', 'Invalid Request: message too large'), true),
-        ),
-      );
-      return;
-    }
-    let body: unknown;
-    try {
-      body = parseJsonBody(Buffer.from(line));
-    } catch (err) {
-      void write(errorMessage(null, toMcpError(err, true)));
-      return;
-    }
-    if (Array.isArray(body)) {
-      if (body.length === 0) {
-        void write(
-          errorMessage(
-            null,
-            toMcpError(new McpLiteError('invalid_request', 'Invalid Request: empty batch'), true),
-          ),
-        );
+  const connection = openMcpConnection(
+    server,
+    engine,
+    { write, end: () => close(), principal: undefined, remoteAddress: undefined },
+    { binding: 'mcp-stdio', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
+  );
+  const stopReading = readLines(input, maxLine, {
+    line(bytes) {
+      if (bytes.every((b) => b === 32 || b === 9 || b === 13)) return;
+      let body: unknown;
+      try {
+        body = parseJsonBody(bytes);
+      } catch (err) {
+        void write(connection.errorFor(err));
         return;
       }
-      if (session && session.revision !== '2025-03-26' && session.revision !== '2024-11-05') {
-        void write(
-          errorMessage(
-            null,
-            toMcpError(
-              new McpLiteError('invalid_request', 'Invalid Request: batches are not part of this revision'),
-              true,
-            ),
-          ),
-        );
-        return;
-      }
-      for (const m of body) track(message(m));
-      return;
-    }
-    track(message(body));
+      connection.receive(body);
+    },
+    oversized(limit) {
+      const e = new McpLiteError('invalid_request', `Invalid Request: a message exceeds ${limit} bytes`);
+      void write(connection.errorFor(e));
+    },
+    // The client closing stdin ends the session; what is already running may still answer.
+    end: () => void connection.idle().then(close),
   });
-  // The client closing stdin ends the session; what is already running may still answer.
-  lines.once('close', () => void Promise.allSettled(running).then(close));
 
-  function track(p: Promise<void>): void {
-    running.add(p);
-    void p.finally(() => running.delete(p));
-  }
-
-  async function message(body: unknown): Promise<void> {
-    if (isResponse(body)) {
-      serverRequests.settle(body);
-      return;
-    }
-    let m: JsonRpcRequest;
-    try {
-      m = validateRequest(body);
-    } catch (err) {
-      const id = isObject(body) && 'id' in body ? (body.id as JsonRpcId) : null;
-      await write(errorMessage(id, toMcpError(err, true)));
-      return;
-    }
-    const params = isObject(m.params) ? m.params : undefined;
-    const stateless = isObject(params?._meta) && params._meta[META.protocolVersion] !== undefined;
-    if (!('id' in m)) {
-      if (m.method === 'exit') close();
-      else engine.notification(m, { session, principal: undefined });
-      return;
-    }
-    const id = m.id as JsonRpcId;
-    try {
-      if (m.method === 'initialize' && !stateless) {
-        if (session)
-          throw new McpLiteError('invalid_request', 'Invalid Request: initialize was already received');
-        const init = engine.initialize(params ?? {});
-        session = store.create(init.revision, init.clientCapabilities, init.clientInfo);
-        session.sink = (message) => {
-          if (session?.initialized) void write(message);
-        };
-        await write(resultMessage(id, init.result));
-        return;
-      }
-      let x: Exchange;
-      if (stateless) {
-        const decl = engine.statelessDeclaration(params, undefined, false);
-        if (m.method === 'subscriptions/listen') {
-          listen(m, id);
-          return;
-        }
-        x = exchange(decl.version, true, decl.clientCapabilities, decl.logLevel, undefined);
-      } else {
-        if (!session && m.method !== 'ping') {
-          throw new McpProtocolError(-32600, 'Invalid Request: send initialize first');
-        }
-        x = exchange(
-          session?.revision ?? '2025-11-25',
-          false,
-          session?.clientCapabilities ?? {},
-          session?.logLevel,
-          session,
-        );
-      }
-      const result = await engine.handle(m, x);
-      await write(resultMessage(id, result));
-    } catch (err) {
-      await write(errorMessage(id, toMcpError(err, !stateless)));
-    }
-  }
-
-  function exchange(
-    revision: string,
-    stateless: boolean,
-    clientCapabilities: Record<string, unknown>,
-    logLevel: string | undefined,
-    s: McpSession | undefined,
-  ): Exchange {
-    return {
-      revision,
-      stateless,
-      clientCapabilities,
-      logLevel,
-      session: s,
-      principal: undefined,
-      signal: connection.signal,
-      canNotify: true,
-      notify: (message) => write(JSON.stringify(message)),
-      request: stateless
-        ? undefined
-        : (method, params) => {
-            const { id, answer } = serverRequests.open(connection.signal);
-            void write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-            return answer;
-          },
-    };
-  }
-
-  function listen(m: JsonRpcRequest, id: JsonRpcId): void {
-    const params = isObject(m.params) ? m.params : {};
-    const filter = honouredFilter(params.notifications, !server.resources.empty, !server.prompts.empty);
-    void write(tagged('notifications/subscriptions/acknowledged', { notifications: filter }, id));
-    const key = JSON.stringify(id);
-    listens.get(key)?.();
-    listens.set(
-      key,
-      notifier.listen(id, filter, (message) => void write(message)),
-    );
+  function close(): void {
+    if (closing) return;
+    closing = true;
+    stopReading();
+    connection.close();
+    // What was already written still has to reach the client.
+    void writing.then(() => {
+      ended = true;
+      resolveClosed();
+    });
   }
 
   return { closed, close };

@@ -1,10 +1,13 @@
-import { McpLiteError } from '../../core/errors.js';
+import { callerKey } from '../../core/caller.js';
+import { asErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
-import type { Exchange } from './engine.js';
+import { echoName } from '../common/echo.js';
+import type { Exchange } from './exchange.js';
 import { inputRequests, toElicitationReply } from './input-requests.js';
-import { McpProtocolError, toCallToolResult, toMcpError } from './wire.js';
+import { type TaskLimits, type TaskOrigin, TaskOrigins } from './task-origins.js';
+import { toCallToolResult, toMcpError } from './wire.js';
 
 /** The extension's identifier, as declared in capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -12,15 +15,20 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** How often clients are told to poll `tasks/get`. */
 const POLL_INTERVAL_MS = 500;
 
-/** What a task needs to be resumed with `tasks/update` (kept by the replica that created the task). */
-interface TaskOrigin {
-  tool: string;
-  arguments: unknown;
-  /** The promise behind the task now (a resumed task runs as a new promise). */
-  token: string;
-  /** Input keys answered in the current round, hidden from tasks/get while their answer is being applied. */
-  answered: Set<string>;
-  lastUpdatedAt: number;
+/** Options of the tasks extension. */
+export interface TaskOptions extends TaskLimits {
+  /**
+   * Tools that only run as tasks (MCP `taskSupport: "required"`): a stateless client that did not declare the
+   * tasks extension gets -32021 for them.
+   */
+  tasksRequired?: readonly string[];
+}
+
+/** The tasks extension for a server, when it has promises (tasks are promises under another name). */
+export function taskRegistryFor(server: ToolServer, options: TaskOptions = {}): TaskRegistry | undefined {
+  return server.promisesEnabled
+    ? new TaskRegistry(server, new Set(options.tasksRequired ?? []), options)
+    : undefined;
 }
 
 /**
@@ -28,16 +36,24 @@ interface TaskOrigin {
  * task for a client that declared the extension. Tasks are promises under another name, so the promise store
  * holds their state; the task id is the promise token. A task whose work ends by eliciting reports
  * `input_required`, and `tasks/update` resumes it as a new call of the same tool (this replica remembers the
- * arguments for that).
+ * arguments for that, bounded: `task-origins.ts`). With auth on, a task belongs to the principal that made it.
  */
 export class TaskRegistry {
-  private readonly origins = new Map<string, TaskOrigin>();
+  private readonly origins: TaskOrigins;
 
   constructor(
     readonly server: ToolServer,
     /** Tools that cannot run without the extension (MCP `taskSupport: "required"`). */
     private readonly required: ReadonlySet<string> = new Set(),
-  ) {}
+    limits: TaskLimits = {},
+  ) {
+    this.origins = new TaskOrigins(limits);
+  }
+
+  /** Refuses (`resource_exhausted`) a call that could become a task when its caller holds as many as allowed. */
+  admit(x: Pick<Exchange, 'principal' | 'remoteAddress'>): void {
+    this.origins.admit(callerKey(x));
+  }
 
   /** Whether the request declared the extension. */
   optedIn(x: Pick<Exchange, 'clientCapabilities'>): boolean {
@@ -54,28 +70,32 @@ export class TaskRegistry {
     if (this.required.has(name) && !this.optedIn(x)) throw missingExtension();
   }
 
-  /** A promise outcome as a `CreateTaskResult`. */
+  /**
+   * A promise outcome as a `CreateTaskResult`, keeping the task's origin. Over a bound (calls racing past `admit`)
+   * the promise is cancelled and the caller gets `resource_exhausted`.
+   */
   fromPromise(
     name: string,
     args: unknown,
     outcome: PromiseOutcome,
-    previous?: string,
+    x: Pick<Exchange, 'principal' | 'remoteAddress'>,
+    previous?: { taskId: string; origin: TaskOrigin },
   ): Record<string, unknown> {
     const now = Date.now();
-    const taskId = previous ?? outcome.token;
-    const origin = this.origins.get(taskId);
-    if (origin) {
-      origin.token = outcome.token;
-      origin.answered.clear();
-      origin.lastUpdatedAt = now;
-    } else {
-      this.origins.set(taskId, {
-        tool: name,
-        arguments: args,
-        token: outcome.token,
-        answered: new Set(),
-        lastUpdatedAt: now,
-      });
+    const expiresAt = now + this.server.promises!.ttlMs;
+    const taskId = previous?.taskId ?? outcome.token;
+    if (previous) this.origins.renew(taskId, previous.origin, outcome.token, expiresAt, now);
+    else {
+      try {
+        this.origins.add(
+          taskId,
+          { tool: name, arguments: args, token: outcome.token, owner: callerKey(x), expiresAt },
+          now,
+        );
+      } catch (err) {
+        this.server.promises!.cancel(outcome.token).catch(() => {});
+        throw err;
+      }
     }
     return {
       resultType: 'task',
@@ -83,7 +103,7 @@ export class TaskRegistry {
       status: 'working',
       createdAt: new Date(now).toISOString(),
       lastUpdatedAt: new Date(now).toISOString(),
-      ttlMs: 3_600_000,
+      ttlMs: this.server.promises!.ttlMs,
       pollIntervalMs: POLL_INTERVAL_MS,
     };
   }
@@ -98,32 +118,33 @@ export class TaskRegistry {
     const taskId = params.taskId;
     if (typeof taskId !== 'string')
       throw new McpLiteError('invalid_params', 'Invalid params: "taskId" must be a string');
-    const { record, origin } = await this.find(taskId);
+    const { record, origin } = await this.find(taskId, x);
     switch (method) {
       case 'tasks/get':
         return this.detailed(taskId, record, origin);
       case 'tasks/cancel':
         if (record.status === 'pending') await this.server.promises!.cancel(record.token);
+        if (origin) this.origins.ended(origin);
         return {};
       case 'tasks/update':
         await this.update(taskId, params, record, origin, x);
         return {};
       default:
-        throw new McpLiteError('method_not_found', `Method not found: ${method}`);
+        throw new McpLiteError('method_not_found', `Method not found: ${echoName(method)}`);
     }
   }
 
-  private async find(taskId: string): Promise<{ record: PromiseRecord; origin: TaskOrigin | undefined }> {
+  /** The task's record and origin; a task made by another principal is unknown, like one that never was. */
+  private async find(
+    taskId: string,
+    x: Pick<Exchange, 'principal' | 'remoteAddress'>,
+  ): Promise<{ record: PromiseRecord; origin: TaskOrigin | undefined }> {
     const origin = this.origins.get(taskId);
+    if (origin?.owner.startsWith('principal:') && origin.owner !== callerKey(x)) throw unknownTask(taskId);
     try {
       return { record: await this.server.promises!.record(origin?.token ?? taskId), origin };
     } catch (err) {
-      if (err instanceof McpLiteError) {
-        throw new McpLiteError('invalid_params', `Unknown task: ${taskId}`, {
-          taskId,
-          reason: 'task_not_found',
-        });
-      }
+      if (err instanceof McpLiteError) throw unknownTask(taskId);
       throw err;
     }
   }
@@ -141,14 +162,16 @@ export class TaskRegistry {
       pollIntervalMs: POLL_INTERVAL_MS,
     };
     if (record.status === 'pending') return { ...base, status: 'working' };
-    if (record.status === 'cancelled') return { ...base, status: 'cancelled' };
-    const settlement = record.settlement!;
+    const settlement = record.settlement;
+    const inputRequired = settlement && 'outcome' in settlement && settlement.outcome.type === 'elicitation';
+    if (origin && !inputRequired) this.origins.ended(origin);
+    if (record.status === 'cancelled' || !settlement) return { ...base, status: 'cancelled' };
     if ('error' in settlement) {
       const e = settlement.error;
       return {
         ...base,
         status: 'failed',
-        error: toMcpError(new McpLiteError(e.code as McpLiteError['code'], e.message, e.data), false),
+        error: toMcpError(new McpLiteError(asErrorCode(e.code), e.message, e.data), true),
       };
     }
     const outcome = settlement.outcome;
@@ -190,8 +213,12 @@ export class TaskRegistry {
     ) {
       return; // Nothing is waiting for input: the ack is all there is.
     }
-    if (!origin)
-      throw new McpProtocolError(-32602, 'Invalid params: this task cannot be resumed here', { taskId });
+    if (!origin || origin.notResumable !== undefined) {
+      const why = origin?.notResumable ?? 'it was made on another replica';
+      throw new McpLiteError('invalid_params', `Invalid params: this task cannot be resumed here: ${why}`, {
+        taskId: echoName(taskId),
+      });
+    }
     const outcome = settlement.outcome;
     // Partial fulfilment: the client may answer some of the open requests; core then asks again for the rest
     // (a new elicitation, which becomes the task's state below) and runs the tool only once all are answered.
@@ -221,6 +248,7 @@ export class TaskRegistry {
           arguments: origin.arguments,
           elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
           principal: x.principal,
+          remoteAddress: x.remoteAddress,
         });
       } catch (err) {
         for (const key of given) origin.answered.delete(key);
@@ -229,7 +257,7 @@ export class TaskRegistry {
     }
     const next = result.outcome;
     if (next.type === 'promise') {
-      this.fromPromise(origin.tool, origin.arguments, next, taskId);
+      this.fromPromise(origin.tool, origin.arguments, next, x, { taskId, origin });
       return;
     }
     // A tool that is not long-running answers (or asks again) at once: kept as a settled promise, so the task's
@@ -238,20 +266,29 @@ export class TaskRegistry {
       outcome: next,
       processingTimeMs: result.meta.processing_time_ms,
     });
-    this.fromPromise(origin.tool, origin.arguments, settled, taskId);
+    this.fromPromise(origin.tool, origin.arguments, settled, x, { taskId, origin });
   }
 }
 
-function missingExtension(): McpProtocolError {
-  return new McpProtocolError(-32021, `Missing required client capability: extension ${TASKS_EXTENSION}`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
+function unknownTask(taskId: string): McpLiteError {
+  const id = echoName(taskId);
+  return new McpLiteError('invalid_params', `Unknown task: ${id}`, { taskId: id, reason: 'task_not_found' });
+}
+
+function missingExtension(): McpLiteError {
+  return new McpLiteError(
+    'missing_capability',
+    `Missing required client capability: extension ${TASKS_EXTENSION}`,
+    {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    },
+  );
 }
 
 function emptyMeta() {
   return {
     response_type: 'answer' as const,
-    timestamp: new Date().toISOString(),
+    timestamp: Date.now(),
     processing_time_ms: 0,
     server_version: '',
   };

@@ -1,92 +1,98 @@
 import { isRichContent } from '../../core/content.js';
-import { McpLiteError } from '../../core/errors.js';
+import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
 import { toWireElicitation } from '../common/elicitation.js';
-import { JSON_RPC_CODES, type JsonRpcErrorObject, type JsonRpcId } from '../common/jsonrpc.js';
+import { type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
+import { jsonMeta } from '../common/mcp-lite-result.js';
 
 /**
- * The MCP wire: JSON-RPC error codes and HTTP statuses, tool listings, and each outcome as a `CallToolResult`
- * (documented in docs/mcp.md).
+ * The MCP wire: the JSON-RPC code and HTTP status of each error code, tool listings, and each outcome as a
+ * `CallToolResult` (documented in docs/mcp.md and docs/architecture.md).
  */
 
-/** An MCP-specific protocol error: a JSON-RPC code core does not know (-32020 header mismatch, -32021 missing
- * client capability, -32022 unsupported version, -32002 resource not found, -32001 session not found). */
-export class McpProtocolError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-    /** The HTTP status when this error answers a whole HTTP request; default from the code. */
-    readonly httpStatus?: number,
-  ) {
-    super(message);
-    this.name = 'McpProtocolError';
-  }
-}
+/** The JSON-RPC code of each error code on the handshake revisions (2024-11-05 … 2025-11-25). */
+export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+  parse_error: -32700,
+  invalid_request: -32600,
+  method_not_found: -32601,
+  // MCP answers an unknown tool as invalid params (its tools/call names the tool in params).
+  tool_not_found: -32602,
+  invalid_params: -32602,
+  promise_not_found: -32602,
+  promise_expired: -32602,
+  internal: -32603,
+  cancelled: -32800,
+  // -32001 is also the SDKs' request timeout; a session that is gone is told apart by its HTTP 404.
+  deadline_exceeded: -32001,
+  unauthenticated: -32002,
+  forbidden: -32003,
+  payload_too_large: -32600,
+  unsupported_media_type: -32600,
+  method_not_allowed: -32600,
+  resource_exhausted: -32004,
+  rate_limited: -32029,
+  unavailable: -32005,
+  resource_not_found: -32002,
+  session_not_found: -32001,
+  header_mismatch: -32020,
+  invalid_meta: -32602,
+  missing_capability: -32021,
+  unsupported_version: -32022,
+};
 
-/** JSON-RPC code of MCP's resource-not-found on the handshake revisions (2026-07-28 uses -32602). */
-export const RESOURCE_NOT_FOUND = -32002;
-
-/** The error object of anything a handler or the engine threw. */
-export function toMcpError(err: unknown, legacyResourceCode: boolean): JsonRpcErrorObject {
-  if (err instanceof McpProtocolError) {
-    return err.data === undefined
-      ? { code: err.code, message: err.message }
-      : { code: err.code, message: err.message, data: err.data };
-  }
-  const e = err instanceof McpLiteError ? err : new McpLiteError('internal', 'Internal error');
-  let code = JSON_RPC_CODES[e.code];
-  if (e.code === 'tool_not_found') code = -32602; // MCP: an unknown tool is an invalid params error
-  if (e.data?.reason === 'resource_not_found' && legacyResourceCode) code = RESOURCE_NOT_FOUND;
-  let data: Record<string, unknown> | undefined = e.data;
-  if (data && 'id' in data && e.code === 'invalid_request') {
-    const { id: _id, ...rest } = data;
-    data = Object.keys(rest).length ? rest : undefined;
-  }
-  return data === undefined ? { code, message: e.message } : { code, message: e.message, data };
-}
+/** The JSON-RPC code of each error code on the stateless revision (2026-07-28), which made resource-not-found -32602. */
+export const STATELESS_JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+  ...JSON_RPC_CODE,
+  resource_not_found: -32602,
+};
 
 /**
- * The HTTP status of a response that carries only this error. The stateless revision gives errors their own
- * statuses (404 unknown method, 400 bad headers, versions, `_meta` and capabilities); the handshake revisions
- * answer JSON-RPC errors with 200 except for envelope problems.
+ * The HTTP status of a Streamable HTTP response that carries only this error, on the handshake revisions: JSON-RPC
+ * errors of a request that reached a method come with 200; envelope, transport and admission problems get their
+ * own status, the same as on MCP-lite HTTP (401, 403, 413, 415, 429, 503).
  */
-export function httpStatusOf(err: unknown, error: JsonRpcErrorObject, stateless: boolean): number {
-  if (err instanceof McpProtocolError && err.httpStatus !== undefined) return err.httpStatus;
-  if (err instanceof McpLiteError) {
-    switch (err.code) {
-      case 'unauthenticated':
-        return 401;
-      case 'forbidden':
-        return 403;
-      case 'payload_too_large':
-        return 413;
-      case 'unsupported_media_type':
-        return 415;
-      case 'parse_error':
-        return 400;
-      default:
-    }
-  }
-  switch (error.code) {
-    case -32700:
-    case -32600:
-      return 400;
-    case -32020:
-    case -32021:
-    case -32022:
-      return 400;
-    case -32601:
-      return stateless ? 404 : 200;
-    default:
-      return 200;
-  }
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  parse_error: 400,
+  invalid_request: 400,
+  method_not_found: 200,
+  tool_not_found: 200,
+  invalid_params: 200,
+  promise_not_found: 200,
+  promise_expired: 200,
+  internal: 200,
+  cancelled: 200,
+  deadline_exceeded: 200,
+  unauthenticated: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  resource_exhausted: 429,
+  rate_limited: 429,
+  unavailable: 503,
+  resource_not_found: 200,
+  session_not_found: 404,
+  header_mismatch: 400,
+  invalid_meta: 400,
+  missing_capability: 400,
+  unsupported_version: 400,
+};
+
+/** The HTTP statuses of the stateless revision, which answers an unknown (or removed) method with 404. */
+export const STATELESS_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  ...HTTP_STATUS,
+  method_not_found: 404,
+};
+
+/** The JSON-RPC error object of an error on the MCP wire. */
+export function toMcpError(err: McpLiteError, stateless: boolean): JsonRpcErrorObject {
+  return toJsonRpcError(err, stateless ? STATELESS_JSON_RPC_CODE : JSON_RPC_CODE);
 }
 
-/** Serialises a JSON-RPC error response. */
-export function errorMessage(id: JsonRpcId | undefined, error: JsonRpcErrorObject): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error });
+/** The HTTP status of a response that carries only this error. */
+export function httpStatusOf(err: McpLiteError, stateless: boolean): number {
+  return (stateless ? STATELESS_HTTP_STATUS : HTTP_STATUS)[err.code];
 }
 
 /** Holds the JSON of `structuredContent` when it equals the text block (set by toCallToolResult). */
@@ -118,12 +124,13 @@ export interface ToolResultOptions {
 }
 
 /**
- * A core call result as an MCP `CallToolResult` (DESIGN section 2):
+ * A core call result as an MCP `CallToolResult` (docs/architecture.md, "The outcome model"):
  * - answer: the value as text (JSON unless a string) plus `structuredContent` (objects as they are, other
  *   values under `{ result }`); `richContent(...)` answers send their blocks unchanged;
  * - failure: `isError: true` with the message;
  * - promise: a text telling the model to call `redeem` with the token, the token in `structuredContent`;
- * - elicitation (where the client cannot be asked): the question and the signed state as structured detail;
+ * - elicitation (where the client cannot be asked): the question and the signed state as structured detail, and
+ *   a text saying how to answer (the retry's `params.elicitation`, as on MCP-lite HTTP);
  * - request-for-more-resource: `isError: true` with what and how much.
  */
 export function toCallToolResult(
@@ -181,8 +188,10 @@ export function toCallToolResult(
           {
             type: 'text',
             text:
-              `More input is needed from the user: ${outcome.message}. Ask the user, then call the tool again ` +
-              `with the answers and this state.`,
+              `More input is needed from the user: ${sentence(outcome.message)} The server could not ask the ` +
+              'user itself on this request. Ask the user, then call the tool again with the same arguments and, ' +
+              'beside them in the call\'s params, "elicitation": {"state": <_meta["mcplite/elicitation"].state ' +
+              'of this result>, "answers": <the answers, matching its requested_schema>}.',
           },
         ],
         ...(options.hasOutputSchema ? {} : { structuredContent: { elicitation } }),
@@ -194,53 +203,13 @@ export function toCallToolResult(
       return {
         content: [{ type: 'text', text: outcome.message }],
         isError: true,
-        _meta: { 'mcplite/resource-request': request, 'mcplite/response-meta': meta },
+        _meta: { 'mcplite/resource-request': request, 'mcplite/response-meta': jsonMeta(meta) },
       };
     }
   }
 }
 
-/** Log levels of `logging/setLevel` and `notifications/message`, least severe first. */
-export const LOG_LEVELS = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-] as const;
-
-/** Whether a message at `level` passes the threshold `min`. */
-export function logPasses(level: string, min: string | undefined): boolean {
-  if (min === undefined) return false;
-  return (
-    LOG_LEVELS.indexOf(level as (typeof LOG_LEVELS)[number]) >=
-    LOG_LEVELS.indexOf(min as (typeof LOG_LEVELS)[number])
-  );
-}
-
-/** Cursor pagination over a cached list: opaque base64url offsets. */
-export function paginate<T>(
-  items: readonly T[],
-  cursor: unknown,
-  pageSize: number,
-): { page: readonly T[]; nextCursor?: string } {
-  let start = 0;
-  if (cursor !== undefined && cursor !== null) {
-    const m =
-      typeof cursor === 'string'
-        ? /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
-        : null;
-    const n = m ? Number(m[1]) : Number.NaN;
-    if (!Number.isInteger(n) || n > items.length) {
-      throw new McpProtocolError(-32602, 'Invalid params: unknown cursor');
-    }
-    start = n;
-  }
-  if (start === 0 && items.length <= pageSize) return { page: items };
-  const end = Math.min(items.length, start + pageSize);
-  const page = items.slice(start, end);
-  return end < items.length ? { page, nextCursor: Buffer.from(`o:${end}`).toString('base64url') } : { page };
+/** A message as a sentence: a full stop added unless it already ends with one (or a question or exclamation). */
+function sentence(message: string): string {
+  return /[.!?…:]["')\]]*\s*$/.test(message) ? message.trimEnd() : `${message.trimEnd()}.`;
 }

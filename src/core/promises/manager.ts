@@ -1,4 +1,4 @@
-import { McpLiteError, toMcpLiteError } from '../errors.js';
+import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
 import type { PromiseRecord, PromiseStore, Settlement } from './store.js';
@@ -27,6 +27,11 @@ export class PromiseManager {
     this.unsubscribe = options.store.onCancel((token) => {
       this.running.get(token)?.abort(new McpLiteError('cancelled', 'The promise was cancelled'));
     });
+  }
+
+  /** How long a promise can be redeemed after it was made, in ms (the tasks extension reports it as `ttlMs`). */
+  get ttlMs(): number {
+    return this.options.ttlMs;
   }
 
   /** How many promised calls this replica is running now. */
@@ -111,7 +116,7 @@ export class PromiseManager {
     const { settlement } = record;
     if ('error' in settlement) {
       const e = settlement.error;
-      throw new McpLiteError(e.code as McpLiteError['code'], e.message, e.data);
+      throw new McpLiteError(asErrorCode(e.code), e.message, e.data);
     }
     return { outcome: settlement.outcome, processingTimeMs: settlement.processingTimeMs };
   }

@@ -1,0 +1,43 @@
+import type { Principal } from '../../core/auth.js';
+import type { CallRequest } from '../../core/call-request.js';
+import type { ElicitationReply } from '../../core/elicitations.js';
+
+/** Where a call's signal or peer address is read from, on first use (a request, an exchange, a flight). */
+export interface CallSource {
+  readonly signal: AbortSignal;
+  readonly remoteAddress?: string | undefined;
+}
+
+/**
+ * A tools/call as a binding hands it to core: the one request class of every binding. A class rather than an
+ * object literal so that `signal` and `remoteAddress` stay getters: the node adapter makes its signal (an
+ * AbortController and a 'close' listener, a good part of a small call's cost) on first read, and core reads it
+ * only for calls that outlive a tick. (Literals with getters or spreads are also slower to build.) Every field is
+ * always assigned, so that every call has the same shape.
+ */
+export class BindingCall implements CallRequest {
+  readonly arguments: unknown;
+
+  constructor(
+    readonly name: string,
+    args: unknown,
+    readonly principal: Principal | undefined,
+    /** Where the signal comes from (the request, or a cancellable flight). */
+    private readonly signalSource: CallSource,
+    /** Where the peer address comes from (the request, or the exchange). */
+    private readonly addressSource: CallSource,
+    readonly requestId: string | number | undefined,
+    readonly onPartial: ((data: unknown) => void | Promise<void>) | undefined,
+    readonly elicitation: ElicitationReply | undefined,
+  ) {
+    this.arguments = args;
+  }
+
+  get signal(): AbortSignal {
+    return this.signalSource.signal;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.addressSource.remoteAddress;
+  }
+}

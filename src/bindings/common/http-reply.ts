@@ -1,0 +1,63 @@
+import type { NeutralResponse } from '../../core/http.js';
+
+/**
+ * The HTTP pieces every JSON-RPC-over-HTTP binding answers with: content types, SSE headers, the bearer challenge
+ * and the whole-request error response.
+ */
+
+/** Media types. */
+export const JSON_TYPE = 'application/json';
+export const SSE_TYPE = 'text/event-stream';
+
+/** Headers of a JSON body. Shared and never mutated: responses that add headers copy it. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': JSON_TYPE };
+
+/** Headers of an SSE stream: no caching, and no buffering by proxies (nginx reads `x-accel-buffering`). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': SSE_TYPE,
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
+/** The bare bearer challenge of a 401. */
+const BEARER_CHALLENGE = 'Bearer realm="mcplite"';
+
+/**
+ * The `WWW-Authenticate` value for a refused request (RFC 6750 section 3): a request without credentials gets the
+ * bare challenge, a rejected token `error="invalid_token"`.
+ */
+export function bearerChallenge(token: string | undefined): string {
+  return token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
+}
+
+/**
+ * A JSON response (a JSON-RPC message serialised by the caller). A 401 always
+ * carries a challenge, and a 413 closes the connection: the rest of an oversized body is never read.
+ */
+export function jsonHttpResponse(
+  status: number,
+  body: string,
+  extraHeaders?: Record<string, string>,
+): NeutralResponse {
+  const headers: Record<string, string> = { ...JSON_HEADERS, ...extraHeaders };
+  if (status === 401) headers['www-authenticate'] ??= BEARER_CHALLENGE;
+  if (status === 413) headers.connection = 'close';
+  return { status, headers, body };
+}
+
+/** The answer to a POST that needs none (only notifications or responses). */
+export function accepted(): NeutralResponse {
+  return { status: 202, headers: {} };
+}
+
+/**
+ * Whether the client asked for SSE: `Accept` names text/event-stream and prefers it to application/json
+ * (names it first, or alone). MCP clients that accept both in the other order get JSON.
+ */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const sse = accept.indexOf(SSE_TYPE);
+  if (sse < 0) return false;
+  const json = accept.indexOf(JSON_TYPE);
+  return json < 0 || sse < json;
+}

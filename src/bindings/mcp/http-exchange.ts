@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../../core/auth.js';
+import type { NeutralRequest, NeutralResponse } from '../../core/http.js';
+import type { MaybePromise } from '../../core/maybe-promise.js';
+import { AsyncQueue } from '../common/async-queue.js';
+import { JSON_HEADERS, SSE_HEADERS } from '../common/http-reply.js';
+import type { Exchange, ExchangeInit } from './exchange.js';
+import type { ServerRequests } from './server-requests.js';
+import type { McpSession } from './sessions.js';
+
+/**
+ * One Streamable HTTP request in flight. Its response starts as JSON and becomes an SSE stream the moment the
+ * request sends something before its result (a progress or log notification, a server request), provided the
+ * client accepts `text/event-stream` and the request is not a batch member; a call that just answers pays for no
+ * stream.
+ */
+export class HttpExchange implements Exchange {
+  readonly revision: string;
+  readonly stateless: boolean;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly logLevel: string | undefined;
+  readonly session: McpSession | undefined;
+  readonly canNotify: boolean;
+  readonly request: Exchange['request'];
+  // The response once known, and a promise of it made only for a caller that asks before then: a call that
+  // answers at once needs no promise.
+  private settled: NeutralResponse | undefined;
+  private pending: Promise<NeutralResponse> | undefined;
+  private resolvePending: ((r: NeutralResponse) => void) | undefined;
+  private queue: AsyncQueue<string> | undefined;
+  private streamIdValue: string | undefined;
+
+  constructor(
+    private readonly serverRequests: ServerRequests,
+    private readonly http: NeutralRequest,
+    readonly principal: Principal | undefined,
+    init: ExchangeInit,
+  ) {
+    this.revision = init.revision;
+    this.stateless = init.stateless;
+    this.clientCapabilities = init.clientCapabilities;
+    this.logLevel = init.logLevel;
+    this.session = init.session;
+    this.canNotify = !init.batched && (http.headers.accept?.includes('text/event-stream') ?? false);
+    this.request =
+      this.canNotify && !this.stateless ? (method, params) => this.ask(method, params) : undefined;
+  }
+
+  /** Read lazily: the adapter makes the signal (and its listener) only when someone asks for it. */
+  get signal(): AbortSignal {
+    return this.http.signal;
+  }
+
+  /** Read lazily, as the signal is: only calls that count per caller ask. */
+  get remoteAddress(): string | undefined {
+    return this.http.remoteAddress;
+  }
+
+  notify(message: Record<string, unknown>): Promise<void> {
+    if (!this.canNotify) return Promise.resolve();
+    return this.send(JSON.stringify(message));
+  }
+
+  /** The response: the JSON answer, or the SSE stream it turned into; a promise while neither is known. */
+  response(): MaybePromise<NeutralResponse> {
+    if (this.settled) return this.settled;
+    this.pending ??= new Promise((resolve) => {
+      this.resolvePending = resolve;
+    });
+    return this.pending;
+  }
+
+  /** Ends the request with its final message: the JSON answer, or the last event of its stream. */
+  finish(status: number, message: string): void {
+    if (this.queue) {
+      void this.send(message);
+      this.queue.end();
+      return;
+    }
+    this.resolveResponse({ status, headers: JSON_HEADERS, body: message });
+  }
+
+  /** The first response given wins (the stream, when the request sent something before its result). */
+  private resolveResponse(response: NeutralResponse): void {
+    if (this.settled) return;
+    this.settled = response;
+    this.resolvePending?.(response);
+  }
+
+  /** Names this response's stream among the session's events (only streams need one). */
+  private streamId(): string {
+    this.streamIdValue ??= randomBytes(6).toString('hex');
+    return this.streamIdValue;
+  }
+
+  private ask(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const { id, answer } = this.serverRequests.open(this.signal);
+    void this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    return answer;
+  }
+
+  private send(message: string): Promise<void> {
+    if (!this.queue) {
+      this.queue = new AsyncQueue<string>();
+      this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });
+    }
+    const chunk = this.session
+      ? this.session.record(this.streamId(), message)
+      : `event: message\ndata: ${message}\n\n`;
+    if (this.queue.consumerGone && this.session) {
+      // The client dropped the stream; a resumed GET (Last-Event-ID) may carry the rest.
+      return this.session.deliver(this.streamId(), chunk);
+    }
+    return this.queue.push(chunk);
+  }
+}

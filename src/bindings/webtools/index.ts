@@ -1,0 +1,310 @@
+import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { CallRequest } from '../../core/call-request.js';
+import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
+import type { CallResult } from '../../core/outcomes.js';
+import type { ToolServer } from '../../core/server.js';
+import { closestName } from '../../core/suggest.js';
+import { REDEEM_TOOL } from '../../core/system-tools.js';
+import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
+import { bearerChallenge, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
+import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
+import { errorHeaders } from '../common/retry-after.js';
+import { type FinalEvents, sseEvent, streamCall } from '../http/sse.js';
+import { errorEnvelope, toWebtoolsReply, webtoolsErrorOf } from './wire.js';
+
+/** Options of the Webtools binding. */
+export interface WebtoolsBindingOptions {
+  /** Where the webtools live: `<basePath><name>/`. Default `/webtools/`. */
+  basePath?: string;
+  /** Largest accepted request body in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Idle time after which an SSE stream gets a `heartbeat` event, in ms. Default 15 000. */
+  heartbeatMs?: number;
+}
+
+const MAX_SESSION_ID = 256;
+const MAX_ECHO = 128;
+
+/**
+ * The Webtools binding (Webtools spec): at `<basePath><name>/`, GET answers the latest metadata, GET `<version>`
+ * that version's, POST executes `{sessionId?, version?, action, config?, request}`; GET `promises/<token>` redeems
+ * a promise (this server's extension, as are the other outcomes: docs/webtools.md). Returns undefined for paths
+ * outside `basePath`.
+ */
+export function createWebtoolsBinding(
+  server: ToolServer,
+  options: WebtoolsBindingOptions = {},
+): NeutralHandler {
+  const base = normaliseBase(options.basePath ?? '/webtools/');
+  const root = base.slice(0, -1);
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const log = server.logger.child({ binding: 'webtools' });
+  const logInternalError = (err: McpLiteError) => logInternal(log, err);
+  const streamFinal: FinalEvents = {
+    done: (result) => sseEvent('done', JSON.parse(toWebtoolsReply(result).body)),
+    error: (err) => sseEvent('error', JSON.parse(errorEnvelope(err))),
+  };
+
+  return (request) => (request.path.startsWith(base) || request.path === root ? guarded(request) : undefined);
+
+  function guarded(request: NeutralRequest): Promise<NeutralResponse> {
+    if (!server.authenticate) return route(request, undefined);
+    return authenticateOrThrow(server.authenticate, {
+      token: bearerToken(request.headers.authorization),
+      headers: request.headers,
+    }).then(
+      (principal) => route(request, principal),
+      (err) => {
+        const token = bearerToken(request.headers.authorization);
+        return fail(toMcpLiteError(err), { 'www-authenticate': bearerChallenge(token) });
+      },
+    );
+  }
+
+  /** `<name>`, `<name>/<version>` or `<name>/promises/<token>` below the base; never rejects. */
+  function route(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+    try {
+      const rest = request.path.length > base.length ? request.path.slice(base.length) : '';
+      const parts = rest.endsWith('/') ? rest.slice(0, -1).split('/') : rest.split('/');
+      if (rest === '') return Promise.resolve(onlyGet(request) ?? index());
+      const webtool = findWebtool(decodeSegment(parts[0]!));
+      if (parts.length === 1) {
+        if (request.method === 'POST') return execute(request, webtool, principal);
+        return Promise.resolve(onlyGet(request, 'GET, POST') ?? metadata(webtool.latest));
+      }
+      if (parts.length === 2) {
+        const refused = onlyGet(request);
+        if (refused) return Promise.resolve(refused);
+        return Promise.resolve(metadata(findVersion(webtool, decodeSegment(parts[1]!))));
+      }
+      if (parts.length === 3 && parts[1] === 'promises') {
+        const refused = onlyGet(request);
+        if (refused) return Promise.resolve(refused);
+        return redeem(request, webtool, decodeSegment(parts[2]!), principal);
+      }
+      throw new McpLiteError('method_not_found', `Not found: ${truncate(request.path)}`);
+    } catch (err) {
+      return Promise.resolve(failWithAny(err));
+    }
+  }
+
+  function index(): NeutralResponse {
+    const webtools = server.webtools.names().map((name) => ({ name, url: `${base}${name}/` }));
+    return jsonHttpResponse(200, JSON.stringify({ webtools }));
+  }
+
+  function metadata(version: WebtoolVersion): NeutralResponse {
+    return jsonHttpResponse(200, version.metadataJson);
+  }
+
+  function findWebtool(name: string): Webtool {
+    const webtool = server.webtools.get(name);
+    if (webtool) return webtool;
+    throw new McpLiteError('method_not_found', `Webtool not found: ${truncate(name)}`, {
+      reason: 'webtool_not_found',
+      available_webtools: server.webtools.names(),
+    });
+  }
+
+  function findVersion(webtool: Webtool, version: unknown): WebtoolVersion {
+    if (typeof version !== 'string' || !SEMVER.test(version)) {
+      throw new McpLiteError(
+        'invalid_params',
+        `Invalid 'version': must be a semantic version such as "1.0.0"`,
+        { errors: [{ field: 'version', message: 'must be a semantic version (MAJOR.MINOR.PATCH)' }] },
+      );
+    }
+    const found = webtool.versions.get(version);
+    if (found) return found;
+    throw new McpLiteError('method_not_found', `Version ${version} of webtool ${webtool.name} not found`, {
+      reason: 'webtool_not_found',
+      available_versions: [...webtool.versions.keys()],
+    });
+  }
+
+  /** POST: checks the headers, reads the body, runs the action; synchronous after the read when the tool is. */
+  function execute(
+    request: NeutralRequest,
+    webtool: Webtool,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
+    assertJsonBodyHeaders(request.headers);
+    return request.readBody(maxBody).then((bytes) => {
+      try {
+        const call = toCall(parseJsonBody(bytes), webtool, request, principal);
+        if (wantsEventStream(request.headers.accept)) {
+          return streamCall(
+            (onPartial) => server.callTool(Object.assign(call, { onPartial })),
+            heartbeatMs,
+            logInternalError,
+            streamFinal,
+          );
+        }
+        const result = server.call(call);
+        return result instanceof Promise ? result.then(reply, failWithAny) : reply(result);
+      } catch (err) {
+        return failWithAny(err);
+      }
+    }, failWithAny);
+  }
+
+  /** GET `promises/<token>`: redeems like the `redeem` action, without waiting. */
+  function redeem(
+    request: NeutralRequest,
+    webtool: Webtool,
+    token: string,
+    principal: Principal | undefined,
+  ): Promise<NeutralResponse> {
+    const entry = webtool.latest.actions.get(REDEEM_TOOL);
+    if (!entry) throw new McpLiteError('method_not_found', 'This server keeps no promises');
+    const call = new WebtoolCall(entry, { promise: token }, request, principal, undefined, undefined);
+    return server.callTool(call).then(reply, failWithAny);
+  }
+
+  function reply(result: CallResult): NeutralResponse {
+    const { status, body } = toWebtoolsReply(result);
+    return jsonHttpResponse(status, body);
+  }
+
+  function failWithAny(err: unknown): NeutralResponse {
+    const e = toMcpLiteError(err);
+    if (e.code === 'internal') logInternalError(e);
+    return fail(e);
+  }
+}
+
+/**
+ * The POST body as a core call: `{sessionId?, version?, action, config?, request, elicitation?}` checked field by
+ * field (SCHEMA_ERROR naming the field), the version found (WEBTOOL_NOT_FOUND), the action looked up in that
+ * version (ACTION_NOT_FOUND), the config merged and checked (CONFIG_ERROR).
+ */
+function toCall(
+  body: unknown,
+  webtool: Webtool,
+  request: NeutralRequest,
+  principal: Principal | undefined,
+): WebtoolCall {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw schemaError('body', 'must be an object { action, request, version?, config?, sessionId? }');
+  }
+  const b = body as Record<string, unknown>;
+  if (typeof b.action !== 'string' || b.action.length === 0) {
+    throw schemaError('action', 'is required and must be a non-empty string');
+  }
+  if (b.sessionId !== undefined && (typeof b.sessionId !== 'string' || b.sessionId.length > MAX_SESSION_ID)) {
+    throw schemaError('sessionId', `must be a string of at most ${MAX_SESSION_ID} characters`);
+  }
+  let version = webtool.latest;
+  if (b.version !== undefined) {
+    if (typeof b.version !== 'string' || !SEMVER.test(b.version)) {
+      throw schemaError('version', 'must be a semantic version such as "1.0.0"');
+    }
+    const pinned = webtool.versions.get(b.version);
+    if (!pinned) {
+      throw new McpLiteError(
+        'method_not_found',
+        `Version ${b.version} of webtool ${webtool.name} not found`,
+        {
+          reason: 'webtool_not_found',
+          available_versions: [...webtool.versions.keys()],
+        },
+      );
+    }
+    version = pinned;
+  }
+  const entry = version.actions.get(b.action);
+  if (!entry) {
+    const available = [...version.actions.keys()];
+    const suggestion = b.action.length <= MAX_ECHO ? closestName(b.action, available) : undefined;
+    throw new McpLiteError('tool_not_found', `Action not found: ${truncate(b.action)}`, {
+      requested_action: truncate(b.action),
+      available_actions: available,
+      ...(suggestion ? { suggestion: `Did you mean '${suggestion}'?` } : {}),
+    });
+  }
+  if (
+    b.request !== undefined &&
+    (typeof b.request !== 'object' || b.request === null || Array.isArray(b.request))
+  ) {
+    throw schemaError('request', 'must be an object');
+  }
+  let elicitation: CallRequest['elicitation'];
+  if (b.elicitation !== undefined) {
+    if (typeof b.elicitation !== 'object' || b.elicitation === null) {
+      throw schemaError('elicitation', 'must be { state, answers }');
+    }
+    const e = b.elicitation as Record<string, unknown>;
+    elicitation = { state: e.state, answers: e.answers };
+  }
+  return new WebtoolCall(entry, b.request, request, principal, version.config(b.config), elicitation);
+}
+
+/**
+ * One execution as core takes it. A class with a `signal` getter, as in the HTTP binding: the node adapter makes
+ * its signal on first use, and core reads it only for calls that outlive a tick.
+ */
+class WebtoolCall implements CallRequest {
+  readonly name: string;
+  readonly action: WebtoolActionEntry['tool'];
+  readonly arguments: unknown;
+  onPartial?: (data: unknown) => void | Promise<void>;
+
+  constructor(
+    entry: WebtoolActionEntry,
+    args: unknown,
+    private readonly request: NeutralRequest,
+    readonly principal: Principal | undefined,
+    readonly config: Readonly<Record<string, unknown>> | undefined,
+    readonly elicitation: CallRequest['elicitation'],
+  ) {
+    this.name = entry.metadata.name;
+    this.action = entry.tool;
+    this.arguments = args;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.request.remoteAddress;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/** GET only (405 with Allow otherwise); undefined when the method is fine. */
+function onlyGet(request: NeutralRequest, allow = 'GET'): NeutralResponse | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  return fail(new McpLiteError('method_not_allowed', `Method ${truncate(request.method)} not allowed`), {
+    allow,
+  });
+}
+
+function schemaError(field: string, message: string): McpLiteError {
+  return new McpLiteError('invalid_request', `Invalid request: '${field}' ${message}`, {
+    errors: [{ field, message }],
+  });
+}
+
+function fail(err: McpLiteError, extraHeaders?: Record<string, string>): NeutralResponse {
+  return jsonHttpResponse(webtoolsErrorOf(err).status, errorEnvelope(err), errorHeaders(err, extraHeaders));
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new McpLiteError('method_not_found', 'Not found: the path is not valid percent-encoding');
+  }
+}
+
+function truncate(s: string): string {
+  return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s;
+}
+
+function normaliseBase(base: string): string {
+  let b = base.startsWith('/') ? base : `/${base}`;
+  if (!b.endsWith('/')) b += '/';
+  return b;
+}

@@ -1,0 +1,126 @@
+/**
+ * Every binding's error tables, checked code by code over ERROR_CODES: each code has a mapping on every wire (the
+ * compiler demands it of the `Record<ErrorCode, …>` tables; this holds the values to their wire's rules), and each
+ * binding's converter gives what its table says. A code added to ERROR_CODES is covered here without a change.
+ */
+import { status } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { GRPC_STATUS, toGrpcError } from './grpc/wire.js';
+import {
+  HTTP_STATUS as LITE_HTTP_STATUS,
+  JSON_RPC_CODE as LITE_JSON_RPC_CODE,
+  MESSAGE_HTTP_STATUS,
+  toRpcError,
+} from './http/wire.js';
+import {
+  httpStatusOf,
+  HTTP_STATUS as MCP_HTTP_STATUS,
+  JSON_RPC_CODE as MCP_JSON_RPC_CODE,
+  STATELESS_HTTP_STATUS,
+  STATELESS_JSON_RPC_CODE,
+  toMcpError,
+} from './mcp/wire.js';
+import { errorEnvelope, WEBTOOLS_ERRORS, webtoolsErrorOf } from './webtools/wire.js';
+
+/** A protocol-level JSON-RPC code: an integer at or below -32000 (-32800, cancelled, is LSP's, as MCP uses it). */
+const isJsonRpcCode = (n: number) => Number.isInteger(n) && n <= -32000;
+/** A status that can answer an error: 200 (the JSON-RPC error is in the body) or 4xx/5xx. */
+const isErrorStatus = (n: number) => n === 200 || (Number.isInteger(n) && n >= 400 && n <= 599);
+
+const TABLES: Array<[string, Readonly<Record<ErrorCode, number>>, (n: number) => boolean]> = [
+  ['MCP-lite HTTP JSON-RPC codes', LITE_JSON_RPC_CODE, isJsonRpcCode],
+  ['MCP-lite HTTP whole-request statuses', LITE_HTTP_STATUS, (n) => n >= 400 && n <= 599],
+  ['MCP-lite HTTP lone-message statuses', MESSAGE_HTTP_STATUS, isErrorStatus],
+  ['MCP JSON-RPC codes (handshake)', MCP_JSON_RPC_CODE, isJsonRpcCode],
+  ['MCP JSON-RPC codes (stateless)', STATELESS_JSON_RPC_CODE, isJsonRpcCode],
+  ['MCP HTTP statuses (handshake)', MCP_HTTP_STATUS, isErrorStatus],
+  ['MCP HTTP statuses (stateless)', STATELESS_HTTP_STATUS, isErrorStatus],
+  ['gRPC statuses', GRPC_STATUS, (n) => Object.values(status).includes(n) && n !== status.OK],
+];
+
+describe.each(TABLES)('%s', (_name, table, valid) => {
+  it('maps exactly the codes of ERROR_CODES', () => {
+    expect(Object.keys(table).sort()).toEqual([...ERROR_CODES].sort());
+  });
+  it.each([...ERROR_CODES])('maps %s to a value its wire allows', (code) => {
+    expect(valid(table[code]), `${code} -> ${table[code]}`).toBe(true);
+  });
+});
+
+describe('Webtools codes and statuses', () => {
+  it('maps exactly the codes of ERROR_CODES, each to an upper-case code and a 4xx/5xx status', () => {
+    expect(Object.keys(WEBTOOLS_ERRORS).sort()).toEqual([...ERROR_CODES].sort());
+    for (const code of ERROR_CODES) {
+      const { code: wire, status: http } = WEBTOOLS_ERRORS[code];
+      expect(wire, code).toMatch(/^[A-Z_]+$/);
+      expect(http >= 400 && http <= 599, `${code} -> ${http}`).toBe(true);
+    }
+  });
+
+  it("uses the spec's codes and statuses where the spec has one", () => {
+    expect(WEBTOOLS_ERRORS.invalid_params).toEqual({ code: 'SCHEMA_ERROR', status: 400 });
+    expect(WEBTOOLS_ERRORS.parse_error).toEqual({ code: 'SCHEMA_ERROR', status: 400 });
+    expect(WEBTOOLS_ERRORS.rate_limited).toEqual({ code: 'RATE_LIMIT', status: 429 });
+    expect(WEBTOOLS_ERRORS.internal).toEqual({ code: 'INTERNAL_ERROR', status: 500 });
+    const notFound = new McpLiteError('method_not_found', 'x', { reason: 'webtool_not_found' });
+    expect(webtoolsErrorOf(notFound)).toEqual({ code: 'WEBTOOL_NOT_FOUND', status: 404 });
+    const config = new McpLiteError('invalid_params', 'x', { reason: 'config' });
+    expect(webtoolsErrorOf(config)).toEqual({ code: 'CONFIG_ERROR', status: 400 });
+  });
+
+  it.each([...ERROR_CODES])(
+    '%s reads as the envelope, its data as details (the routing reason left out)',
+    (code) => {
+      const err = new McpLiteError(code, `message of ${code}`, { hint: 'kept', reason: 'other' });
+      expect(JSON.parse(errorEnvelope(err))).toEqual({
+        status: 'error',
+        error: { code: WEBTOOLS_ERRORS[code].code, message: err.message, details: { hint: 'kept' } },
+      });
+    },
+  );
+});
+
+describe.each([...ERROR_CODES])('an McpLiteError with code %s', (code) => {
+  const err = new McpLiteError(code, `message of ${code}`, { hint: 'kept' });
+
+  it('reads on MCP-lite HTTP as its table says', () => {
+    expect(toRpcError(err)).toEqual({ code: LITE_JSON_RPC_CODE[code], message: err.message, data: err.data });
+  });
+
+  it('reads on /mcp as its tables say, on both kinds of revision', () => {
+    expect(toMcpError(err, false).code).toBe(MCP_JSON_RPC_CODE[code]);
+    expect(toMcpError(err, true).code).toBe(STATELESS_JSON_RPC_CODE[code]);
+    expect(httpStatusOf(err, false)).toBe(MCP_HTTP_STATUS[code]);
+    expect(httpStatusOf(err, true)).toBe(STATELESS_HTTP_STATUS[code]);
+  });
+
+  it('reads on gRPC as its table says, hiding what an internal error carries', () => {
+    const grpc = toGrpcError(err);
+    expect(grpc.code).toBe(GRPC_STATUS[code]);
+    expect(grpc.details).toBe(code === 'internal' ? 'Internal error' : err.message);
+  });
+});
+
+describe('the tables agree where the issue says they must', () => {
+  it('answers unavailable and resource_exhausted alike on MCP-lite HTTP and /mcp', () => {
+    for (const code of ['unavailable', 'resource_exhausted'] as const) {
+      expect(MESSAGE_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
+      expect(MCP_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
+      expect(STATELESS_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
+    }
+    expect(LITE_HTTP_STATUS.unavailable).toBe(503);
+    expect(LITE_HTTP_STATUS.resource_exhausted).toBe(429);
+    expect(GRPC_STATUS.resource_exhausted).toBe(status.RESOURCE_EXHAUSTED);
+  });
+
+  it('refuses rate_limited natively everywhere: 429 over HTTP, RESOURCE_EXHAUSTED over gRPC', () => {
+    expect(LITE_JSON_RPC_CODE.rate_limited).toBe(-32029);
+    expect(MCP_JSON_RPC_CODE.rate_limited).toBe(-32029);
+    for (const table of [LITE_HTTP_STATUS, MESSAGE_HTTP_STATUS, MCP_HTTP_STATUS, STATELESS_HTTP_STATUS]) {
+      expect(table.rate_limited).toBe(429);
+    }
+    expect(GRPC_STATUS.rate_limited).toBe(status.RESOURCE_EXHAUSTED);
+    expect(WEBTOOLS_ERRORS.rate_limited.status).toBe(429);
+  });
+});

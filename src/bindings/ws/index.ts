@@ -1,0 +1,49 @@
+import type { ToolServer } from '../../core/server.js';
+import { type ChannelOptions, openChannel } from '../http/channel.js';
+import { createMcpLiteRpc, type McpLiteRpcOptions } from '../http/rpc.js';
+import { HTTP_STATUS, rpcErrorMessage } from '../http/wire.js';
+import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from './endpoint.js';
+import { MCP_LITE_SUBPROTOCOL } from './wire.js';
+
+export type { WsEndpoint, WsEndpointOptions } from './endpoint.js';
+export { createMcpWsBinding, type McpWsOptions } from './mcp.js';
+export { MCP_LITE_SUBPROTOCOL, MCP_SUBPROTOCOL } from './wire.js';
+
+/** Options of MCP-lite over WebSocket: the endpoint's bounds, the channel's and the JSON-RPC handling's. */
+export interface McpLiteWsOptions
+  extends Omit<WsEndpointOptions, 'path' | 'subprotocol' | 'wire'>,
+    ChannelOptions,
+    Pick<McpLiteRpcOptions, 'maxBatchSize'> {
+  /** Where the endpoint is. Default `/mcp-lite/v1/ws`. */
+  path?: string;
+}
+
+/**
+ * MCP-lite over WebSocket (`ws://host:port/mcp-lite/v1/ws`, subprotocol `mcp-lite`; framing in
+ * docs/wire-format.md): each text message is one JSON-RPC message or batch, answered with the HTTP binding's
+ * own methods; many calls run at once per connection, partials arrive as notifications. Node only: hand its
+ * `upgrade` to the HTTP server's 'upgrade' event (`serve` and `listenNode({ onUpgrade })` do).
+ */
+export function createMcpLiteWsBinding(server: ToolServer, options: McpLiteWsOptions = {}): WsEndpoint {
+  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-ws' });
+  return createWsEndpoint(
+    server,
+    {
+      binding: 'mcp-lite-ws',
+      ...options,
+      path: options.path ?? '/mcp-lite/v1/ws',
+      subprotocol: MCP_LITE_SUBPROTOCOL,
+      wire: { errorMessage: rpcErrorMessage, httpStatus: HTTP_STATUS },
+    },
+    (peer) => {
+      const channel = openChannel(rpc, peer, options);
+      return {
+        message: (data) => channel.receive(data),
+        closed: () => channel.close(),
+        get inFlight() {
+          return channel.inFlight;
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,312 @@
+import { writeFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import {
+  type Client,
+  type ConnectOptions,
+  connect,
+  createLock,
+  McpLiteError,
+  type Outcome,
+  type PromiseProgress,
+} from '../client/index.js';
+import { closestName } from '../core/suggest.js';
+import { askOnTerminal } from './ask.js';
+import { coerceArguments, parseArgsJson } from './coerce.js';
+import { CliError } from './errors.js';
+import { integer } from './parse.js';
+import { formatValue, isFancy, outcomeJson, progressLine, style, toolsTable } from './render.js';
+
+/** Exit codes of `call` and `redeem`: 0 only for an answer, so scripts can tell the outcomes apart. */
+export const EXIT = {
+  answer: 0,
+  failure: 1,
+  error: 1,
+  usage: 2,
+  promise: 3,
+  elicitation: 4,
+  resource: 5,
+} as const;
+
+interface TargetOptions {
+  binding?: ConnectOptions['binding'];
+  token?: string;
+  header?: string[];
+  lock?: string;
+  timeout?: number;
+}
+
+/** Registers `tools`, `call`, `redeem`, `cancel` and `lock`: the client side of the CLI. */
+export function registerClientCommands(program: Command): void {
+  withTarget(
+    program.command('tools').description('list the tools of a server (any binding, or an MCP command line)'),
+  )
+    .option('--json', 'print {"tools":[...]}')
+    .action((target: string, o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client) => {
+        const tools = await client.listTools();
+        process.stdout.write(
+          o.json ? `${JSON.stringify({ tools }, null, 2)}\n` : toolsTable(tools, isFancy(process.stdout)),
+        );
+      }),
+    );
+
+  withTarget(
+    program.command('call').description('call a tool; key=value arguments are typed by its input schema'),
+  )
+    .argument('<tool>', 'the tool to call')
+    .argument('[args...]', 'arguments as key=value')
+    .option('--args <json>', 'arguments as a JSON object (key=value pairs are laid over it)')
+    .option('--json', 'print one JSON object {"outcome": ...}')
+    .option('--no-redeem', 'return a promise as it is instead of waiting for it')
+    .action((target: string, tool: string, pairs: string[], o: TargetOptions & CallFlags) =>
+      run(target, o, async (client, signal) => {
+        const tools = await client.listTools({ signal });
+        const info = tools.find((t) => t.name === tool);
+        if (!info)
+          throw unknownTool(
+            tool,
+            tools.map((t) => t.name),
+          );
+        const args = coerceArguments(pairs, info.inputSchema, parseArgsJson(o.args));
+        await callAndPrint(o, signal, (opts) => client.call(tool, args, opts));
+      }),
+    );
+
+  withTarget(
+    program.command('redeem').description('redeem a promise token').argument('<token>', 'the promise token'),
+  )
+    .option('--json', 'print one JSON object {"outcome": ...}')
+    .option('--no-redeem', 'ask once instead of waiting until it settles')
+    .action((target: string, token: string, o: TargetOptions & CallFlags) =>
+      run(target, o, (client, signal) => callAndPrint(o, signal, (opts) => client.redeem(token, opts))),
+    );
+
+  withTarget(
+    program.command('cancel').description('cancel a promise').argument('<token>', 'the promise token'),
+  )
+    .option('--json', 'print the result as JSON')
+    .action((target: string, token: string, o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client, signal) => {
+        const result = await client.cancel(token, { signal });
+        process.stdout.write(
+          o.json
+            ? `${JSON.stringify(result)}\n`
+            : `${result.cancelled ? 'cancelled' : 'not cancelled'}${result.status ? ` (status: ${result.status})` : ''}\n`,
+        );
+      }),
+    );
+
+  withTarget(
+    program.command('lock').description("pin a server's tools (names, descriptions, schemas) in a lockfile"),
+  )
+    .requiredOption('-o, --output <file>', 'where to write the lockfile')
+    .action((target: string, o: TargetOptions & { output: string }) =>
+      run(target, { ...o, lock: undefined }, async (client, signal) => {
+        const lock = createLock(await client.listTools({ signal }), target);
+        await writeFile(o.output, `${JSON.stringify(lock, null, 2)}\n`);
+        process.stdout.write(
+          `locked ${Object.keys(lock.tools).length} tools (${lock.hash}) in ${o.output}\n`,
+        );
+      }),
+    );
+}
+
+interface CallFlags {
+  args?: string;
+  json?: boolean;
+  redeem?: boolean;
+}
+
+function withTarget(command: Command): Command {
+  return command
+    .argument(
+      '<target>',
+      'MCP-lite URL, MCP URL, grpc://host:port, Webtools URL, or an MCP server command line',
+    )
+    .addOption(
+      new Option('--binding <binding>', 'skip detection').choices([
+        'mcp-lite-http',
+        'grpc',
+        'mcp',
+        'stdio',
+        'webtools',
+      ]),
+    )
+    .option('--token <token>', 'bearer token (default: $MCPLITE_TOKEN)')
+    .option('-H, --header <header...>', 'extra header "Name: value" (repeatable)')
+    .option('--lock <file>', 'refuse a server whose locked tools changed; hide tools added since')
+    .option('--timeout <ms>', 'give up after this many milliseconds (promises included)', integer(1));
+}
+
+/** Connects, runs one command, closes; Ctrl-C aborts (cancelling a promise being waited for). */
+async function run(
+  target: string,
+  o: TargetOptions,
+  body: (client: Client, signal: AbortSignal) => Promise<void>,
+) {
+  // A reader that went away (`| head`) ends the command quietly, as for any Unix tool.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new McpLiteError('cancelled', 'Interrupted'));
+  process.once('SIGINT', onSigint);
+  let client: Client | undefined;
+  try {
+    client = await connect(target, connectOptions(o));
+    await body(client, controller.signal);
+  } catch (err) {
+    throw toCliError(err);
+  } finally {
+    process.off('SIGINT', onSigint);
+    await client?.close().catch(() => {});
+  }
+}
+
+function connectOptions(o: TargetOptions): ConnectOptions {
+  const headers: Record<string, string> = {};
+  for (const h of o.header ?? []) {
+    const colon = h.indexOf(':');
+    if (colon <= 0) throw new CliError(`--header expects "Name: value", got "${h}"`);
+    headers[h.slice(0, colon).trim().toLowerCase()] = h.slice(colon + 1).trim();
+  }
+  const token = o.token ?? process.env.MCPLITE_TOKEN;
+  return {
+    ...(o.binding ? { binding: o.binding } : {}),
+    ...(token ? { token } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(o.lock ? { lock: o.lock } : {}),
+    ...(o.timeout ? { timeout: o.timeout } : {}),
+    stderr: 'inherit',
+  };
+}
+
+/**
+ * Runs a call with partials printed as they come and a live progress line on a terminal while a promise is
+ * redeemed, answers elicitations at the terminal, then prints the outcome and sets the exit code.
+ */
+async function callAndPrint(
+  o: CallFlags & TargetOptions,
+  signal: AbortSignal,
+  start: (opts: Parameters<Client['call']>[2]) => Promise<Outcome>,
+): Promise<void> {
+  const fancy = isFancy(process.stderr);
+  const partials: unknown[] = [];
+  const started = Date.now();
+  let progress: PromiseProgress | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  const draw = () => {
+    if (progress) process.stderr.write(`\r\x1b[2K${progressLine(progress, Date.now(), started)}`);
+  };
+  const clear = () => {
+    if (ticker) clearInterval(ticker);
+    ticker = undefined;
+    if (progress && fancy) process.stderr.write('\r\x1b[2K');
+  };
+  const opts = {
+    signal,
+    ...(o.redeem === false ? { redeem: false } : {}),
+    onPartial: (value: unknown) => {
+      if (o.json) partials.push(value);
+      else {
+        if (fancy && progress) process.stderr.write('\r\x1b[2K');
+        process.stdout.write(`${formatValue(partialText(value))}\n`);
+      }
+    },
+    onPromise: (p: PromiseProgress) => {
+      progress = p;
+      if (fancy && !ticker) ticker = setInterval(draw, 200);
+      if (fancy) draw();
+    },
+  };
+  let outcome: Outcome;
+  try {
+    outcome = await start(opts);
+    while (outcome.type === 'elicitation') {
+      clear();
+      if (!process.stdin.isTTY || !process.stderr.isTTY) {
+        if (o.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
+        throw new CliError(
+          `the tool needs input ("${outcome.message}"); run it on a terminal to answer`,
+          EXIT.elicitation,
+        );
+      }
+      outcome = await outcome.answer(await askOnTerminal(outcome), opts);
+    }
+  } finally {
+    clear();
+  }
+  printOutcome(outcome, o.json === true, partials);
+}
+
+function printOutcome(outcome: Outcome, json: boolean, partials: unknown[]): void {
+  if (json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome, partials))}\n`);
+  const s = style(isFancy(process.stderr));
+  switch (outcome.type) {
+    case 'answer':
+      if (!json) process.stdout.write(`${formatValue(outcome.value)}\n`);
+      return;
+    case 'failure':
+      if (!json)
+        process.stderr.write(
+          `${s.red('failure')}: ${outcome.message}${outcome.code ? ` (${outcome.code})` : ''}\n`,
+        );
+      process.exitCode = EXIT.failure;
+      return;
+    case 'promise':
+      if (!json) {
+        process.stdout.write(`${outcome.token}\n`);
+        process.stderr.write(
+          `promise${outcome.estimatedCompletion ? `, expected ${outcome.estimatedCompletion}` : ''}; redeem it with: mcplite redeem <target> ${outcome.token}\n`,
+        );
+      }
+      process.exitCode = EXIT.promise;
+      return;
+    case 'request-for-more-resource':
+      if (!json)
+        process.stderr.write(
+          `${s.red('needs more resource')}: ${outcome.message} (${outcome.resource}: requested ${outcome.requested}${outcome.granted !== undefined ? `, granted ${outcome.granted}` : ''})\n`,
+        );
+      process.exitCode = EXIT.resource;
+      return;
+    case 'elicitation':
+      process.exitCode = EXIT.elicitation;
+      return;
+  }
+}
+
+/** MCP progress (`{progress, total?, message?}`) reads as its message; other partials as they are. */
+function partialText(value: unknown): unknown {
+  const v = value as { progress?: unknown; message?: unknown } | null;
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.progress === 'number' &&
+    typeof v.message === 'string'
+  ) {
+    return v.message;
+  }
+  return value;
+}
+
+function unknownTool(name: string, names: string[]): CliError {
+  const suggestion = closestName(name, names);
+  return new CliError(
+    `unknown tool "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+    EXIT.error,
+  );
+}
+
+/** Any error as one line (a lock mismatch keeps its diff: that is the point of it). */
+function toCliError(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  if (err instanceof McpLiteError) {
+    const suggestion = typeof err.data?.suggestion === 'string' ? ` ${err.data.suggestion}` : '';
+    const message = err.data?.reason === 'lock_mismatch' ? err.message : (err.message.split('\n')[0] ?? '');
+    return new CliError(
+      `${message}${suggestion && !message.includes(suggestion.trim()) ? suggestion : ''}`,
+      EXIT.error,
+    );
+  }
+  return new CliError(err instanceof Error ? err.message : String(err), EXIT.error);
+}

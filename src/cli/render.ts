@@ -1,0 +1,82 @@
+import type { Outcome, PromiseProgress, ToolInfo } from '../client/index.js';
+
+/** Whether a stream may get colours and cursor movement: a terminal, and NO_COLOR unset. */
+export function isFancy(stream: NodeJS.WriteStream): boolean {
+  return stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+}
+
+/** Styles text for a terminal; plain text elsewhere, so piped output never carries escape codes. */
+export function style(fancy: boolean) {
+  const wrap = (open: number, close: number) => (s: string) =>
+    fancy ? `\x1b[${open}m${s}\x1b[${close}m` : s;
+  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), cyan: wrap(36, 39) };
+}
+
+/** The tool listing as text: grouped by `@type` (untyped first, system last), one line per tool. */
+export function toolsTable(tools: readonly ToolInfo[], fancy: boolean): string {
+  const s = style(fancy);
+  const groups = new Map<string, ToolInfo[]>();
+  for (const tool of tools) {
+    const type = tool['@type'] ?? '';
+    groups.set(type, [...(groups.get(type) ?? []), tool]);
+  }
+  const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const width = Math.min(32, Math.max(4, ...tools.map((t) => t.name.length)));
+  const lines: string[] = [];
+  for (const type of order) {
+    if (lines.length > 0) lines.push('');
+    lines.push(s.bold(type === '' ? '(no @type)' : `@type ${type}`));
+    for (const tool of groups.get(type)!) {
+      const params = paramsOf(tool);
+      const summary = firstLine(tool.description);
+      lines.push(`  ${s.cyan(tool.name.padEnd(width))}  ${summary}${params ? s.dim(`  (${params})`) : ''}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function rank(type: string): number {
+  return type === '' ? 0 : type === 'system' ? 2 : 1;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
+}
+
+function paramsOf(tool: ToolInfo): string {
+  const schema = tool.inputSchema as { properties?: Record<string, { type?: unknown }>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {})
+    .map(([k, v]) => `${k}${required.has(k) ? '' : '?'}${typeof v?.type === 'string' ? `: ${v.type}` : ''}`)
+    .join(', ');
+}
+
+/** A value as the user reads it: strings as they are, anything else as indented JSON. */
+export function formatValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/** The outcome as `--json` prints it: one object, `outcome` naming the kind. */
+export function outcomeJson(outcome: Outcome, partials?: unknown[]): Record<string, unknown> {
+  const { type, ...rest } = outcome as Outcome & Record<string, unknown>;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => typeof v !== 'function'));
+  return { outcome: type, ...fields, ...(partials && partials.length > 0 ? { partials } : {}) };
+}
+
+/** The live line shown while a promise is redeemed: token, estimate, elapsed. */
+export function progressLine(p: PromiseProgress, now: number, started: number): string {
+  const token = p.token.length > 18 ? `${p.token.slice(0, 16)}…` : p.token;
+  const eta = p.estimatedCompletion ? Date.parse(p.estimatedCompletion) - now : Number.NaN;
+  const estimate = Number.isFinite(eta)
+    ? eta > 0
+      ? `expected in ${seconds(eta)}`
+      : `expected ${seconds(-eta)} ago`
+    : 'no estimate';
+  const spinner = '|/-\\'[Math.floor((now - started) / 250) % 4];
+  return `${spinner} waiting on promise ${token}  ${estimate}  elapsed ${seconds(now - started)}`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}

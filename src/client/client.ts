@@ -1,0 +1,308 @@
+import { AsyncQueue } from '../bindings/common/async-queue.js';
+import { McpLiteError } from '../core/errors.js';
+import { closestName } from '../core/suggest.js';
+import { openTransport } from './detect.js';
+import { checkLock, lockMismatch, readLockfile } from './lock.js';
+import type { Transport, WireContext, WireOutcome } from './transport.js';
+import type {
+  Binding,
+  CallOptions,
+  CancelResult,
+  ConnectOptions,
+  Lockfile,
+  Outcome,
+  PartialEvent,
+  ToolInfo,
+} from './types.js';
+import { abortError, toClientError } from './wire-errors.js';
+
+/** How long one server-side redeem wait lasts (the servers cap `wait_ms` at 30 s). */
+const REDEEM_WAIT_MS = 10_000;
+/** Bounds of the back-off between redeems on wires that cannot wait server-side. */
+const MIN_DELAY_MS = 50;
+const MAX_DELAY_MS = 5_000;
+/** How long cancelling a promise the caller gave up on may take. */
+const CANCEL_MS = 2_000;
+
+/** One client, one API, whatever the wire: see docs/client.md. */
+export interface Client {
+  /** The binding spoken (detected or forced). */
+  readonly binding: Binding;
+  /** The target it was connected to. */
+  readonly target: string;
+  /** The tools (with a lock: only the locked ones, after checking that none changed). */
+  listTools(options?: { signal?: AbortSignal }): Promise<ToolInfo[]>;
+  /** Calls a tool; promises are redeemed until they settle unless `redeem: false`. */
+  call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<Outcome>;
+  /** Calls a tool and yields its partial results as they come, then the outcome (last). */
+  stream(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: Omit<CallOptions, 'onPartial'>,
+  ): AsyncGenerator<PartialEvent | Outcome, void, undefined>;
+  /** Redeems a promise token (waiting until it settles unless `redeem: false`, which asks once). */
+  redeem(token: string, options?: CallOptions): Promise<Outcome>;
+  /** Cancels a promise's work. */
+  cancel(token: string, options?: { signal?: AbortSignal }): Promise<CancelResult>;
+  /** Closes connections (and ends a stdio server's process). */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to a tool server. `target`: an MCP-lite HTTP URL (`…/mcp-lite/v1/`), an MCP URL (`…/mcp`),
+ * `grpc://host:port` or `grpcs://…`, a Webtools URL (`…/webtools/<name>/`), or a command line that runs an MCP
+ * server over stdio. The binding is detected from the scheme and path, else by asking the server; `binding`
+ * forces one. With `lock`, a server whose locked tools changed is refused here.
+ */
+export async function connect(target: string, options: ConnectOptions = {}): Promise<Client> {
+  const transport = await openTransport(target, options);
+  const client = new ToolClient(target, transport, options);
+  if (options.lock !== undefined) {
+    try {
+      await client.listTools();
+    } catch (err) {
+      await transport.close().catch(() => {});
+      throw err;
+    }
+  }
+  return client;
+}
+
+class ToolClient implements Client {
+  readonly binding: Binding;
+  private readonly locks = new Map<Lockfile | string, Promise<Set<string>>>();
+
+  constructor(
+    readonly target: string,
+    private readonly transport: Transport,
+    private readonly options: ConnectOptions,
+  ) {
+    this.binding = transport.binding;
+  }
+
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolInfo[]> {
+    const tools = await this.transport.listTools(options);
+    if (this.options.lock === undefined) return tools;
+    const lock = await this.loadLock(this.options.lock);
+    const { visible, changes } = checkLock(lock, tools);
+    if (changes.length > 0) throw lockMismatch(changes);
+    return visible;
+  }
+
+  async call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
+    const started = Date.now();
+    const ctx = this.context(options);
+    try {
+      const lock = options.lock ?? this.options.lock;
+      if (lock !== undefined) await this.checkLocked(lock, name, ctx.signal);
+      const outcome = await this.transport.call(name, args, ctx);
+      return await this.settle(outcome, options, ctx, started);
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
+  async *stream(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: Omit<CallOptions, 'onPartial'> = {},
+  ): AsyncGenerator<PartialEvent | Outcome, void, undefined> {
+    const queue = new AsyncQueue<{ partial: unknown } | { outcome: Outcome } | { error: unknown }>();
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    this.call(name, args, {
+      ...options,
+      signal,
+      onPartial: (value) => void queue.push({ partial: value }),
+    }).then(
+      (outcome) => {
+        void queue.push({ outcome });
+        queue.end();
+      },
+      (error) => {
+        void queue.push({ error });
+        queue.end();
+      },
+    );
+    try {
+      for await (const item of queue) {
+        if ('partial' in item) yield { type: 'partial', value: item.partial };
+        else if ('outcome' in item) {
+          yield item.outcome;
+          return;
+        } else throw item.error;
+      }
+    } finally {
+      // The consumer stopped early: the call (and a promise it made) is abandoned, so cancel it.
+      stop.abort();
+    }
+  }
+
+  async redeem(token: string, options: CallOptions = {}): Promise<Outcome> {
+    const started = Date.now();
+    const ctx = this.context(options);
+    try {
+      if (options.redeem === false) return this.wrap(await this.transport.redeem(token, 0, ctx), options);
+      return await this.settle({ type: 'promise', token }, options, ctx, started);
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
+  async cancel(token: string, options: { signal?: AbortSignal } = {}): Promise<CancelResult> {
+    return this.transport.cancel(token, options).catch((err) => {
+      throw toClientError(err, options.signal);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  /** The wire context of one call: the caller's signal and timeout as one signal. */
+  private context(options: CallOptions): WireContext {
+    const timeout = options.timeout ?? this.options.timeout;
+    const signals = [
+      ...(options.signal ? [options.signal] : []),
+      ...(timeout !== undefined && timeout > 0 ? [AbortSignal.timeout(timeout)] : []),
+    ];
+    const signal =
+      signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    return { ...(signal ? { signal } : {}), ...(options.onPartial ? { onPartial: options.onPartial } : {}) };
+  }
+
+  /** Follows a promise to its end (unless told not to) and gives elicitations their continuation. */
+  private async settle(
+    outcome: WireOutcome,
+    options: CallOptions,
+    ctx: WireContext,
+    started: number,
+  ): Promise<Outcome> {
+    if (outcome.type !== 'promise' || options.redeem === false) return this.wrap(outcome, options);
+    const { token } = outcome;
+    let eta = outcome.estimatedCompletion;
+    let backoff = 100;
+    let attempts = 0;
+    try {
+      for (;;) {
+        options.onPromise?.({
+          token,
+          ...(eta ? { estimatedCompletion: eta } : {}),
+          elapsedMs: Date.now() - started,
+          attempts,
+        });
+        const asked = Date.now();
+        if (!this.transport.canWait || attempts > 0) {
+          const untilEta = eta ? Date.parse(eta) - Date.now() : Number.NaN;
+          const delay = this.transport.canWait
+            ? 0
+            : Number.isFinite(untilEta) && untilEta > MIN_DELAY_MS
+              ? Math.min(untilEta, MAX_DELAY_MS)
+              : backoff;
+          if (delay > 0) await sleep(delay, ctx.signal);
+          backoff = Math.min(backoff * 1.5, 2_000);
+        }
+        attempts++;
+        const next = await this.transport.redeem(token, this.transport.canWait ? REDEEM_WAIT_MS : 0, {
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        if (next.type !== 'promise') return this.wrap(next, options);
+        eta = next.estimatedCompletion ?? eta;
+        // A server that ignored wait_ms and answered at once is polled with a back-off instead of hammered.
+        if (this.transport.canWait && Date.now() - asked < MIN_DELAY_MS) await sleep(backoff, ctx.signal);
+      }
+    } catch (err) {
+      if (ctx.signal?.aborted) {
+        // The caller gave up: the work it asked for is no longer wanted.
+        await this.transport.cancel(token, { signal: AbortSignal.timeout(CANCEL_MS) }).catch(() => {});
+        throw abortError(ctx.signal, { promise: token });
+      }
+      throw err;
+    }
+  }
+
+  /** A wire outcome as the public one: an elicitation gets `answer()`/`decline()` on the same wire. */
+  private wrap(outcome: WireOutcome, options: CallOptions): Outcome {
+    if (outcome.type !== 'elicitation') return outcome;
+    const { resume, ...rest } = outcome;
+    const next = async (values: Record<string, unknown> | undefined, o?: CallOptions): Promise<Outcome> => {
+      const opts = { ...options, ...o };
+      const ctx = this.context(opts);
+      const answers = values === undefined ? undefined : withDefaults(outcome, values);
+      try {
+        return await this.settle(await resume(answers, ctx), opts, ctx, Date.now());
+      } catch (err) {
+        throw toClientError(err, ctx.signal);
+      }
+    };
+    return { ...rest, answer: (values, o) => next(values, o), decline: (o) => next(undefined, o) };
+  }
+
+  private loadLock(lock: Lockfile | string): Promise<Lockfile> {
+    return typeof lock === 'string' ? readLockfile(lock) : Promise.resolve(lock);
+  }
+
+  /** A call under a lock: the catalog is checked once per lock and client; tools outside the lock are unknown. */
+  private async checkLocked(lock: Lockfile | string, name: string, signal?: AbortSignal): Promise<void> {
+    let names = this.locks.get(lock);
+    if (!names) {
+      names = (async () => {
+        const file = await this.loadLock(lock);
+        const { visible, changes } = checkLock(
+          file,
+          await this.transport.listTools(signal ? { signal } : {}),
+        );
+        if (changes.length > 0) throw lockMismatch(changes);
+        return new Set(visible.map((t) => t.name));
+      })();
+      this.locks.set(lock, names);
+      names.catch(() => this.locks.delete(lock));
+    }
+    const allowed = await names;
+    if (!allowed.has(name) && name !== 'redeem' && name !== 'cancel') {
+      const suggestion = closestName(name, [...allowed]);
+      throw new McpLiteError('tool_not_found', `Tool not found: ${name} (not in the lockfile)`, {
+        requested_tool: name,
+        available_tools: [...allowed],
+        ...(suggestion ? { suggestion: `Did you mean '${suggestion}'?` } : {}),
+      });
+    }
+  }
+}
+
+/**
+ * The answers with the schema's defaults filled in for the fields the user left out (MCP SEP-1034: the client
+ * applies defaults), per request when there are several.
+ */
+function withDefaults(outcome: WireOutcome & { type: 'elicitation' }, values: Record<string, unknown>) {
+  const fill = (schema: unknown, given: unknown): unknown => {
+    const props = (schema as { properties?: Record<string, { default?: unknown }> } | undefined)?.properties;
+    if (!props || typeof given !== 'object' || given === null || Array.isArray(given)) return given;
+    const out: Record<string, unknown> = { ...(given as Record<string, unknown>) };
+    for (const [key, prop] of Object.entries(props)) {
+      if (out[key] === undefined && prop && prop.default !== undefined) out[key] = prop.default;
+    }
+    return out;
+  };
+  if (!outcome.requests) return fill(outcome.requestedSchema, values) as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...values };
+  for (const [name, request] of Object.entries(outcome.requests)) {
+    if (out[name] !== undefined) out[name] = fill(request.requestedSchema, out[name]);
+  }
+  return out;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

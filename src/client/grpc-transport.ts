@@ -1,0 +1,200 @@
+import {
+  type ClientReadableStream,
+  type ClientUnaryCall,
+  credentials,
+  type CallOptions as GrpcCallOptions,
+  type Client as GrpcClient,
+  Metadata,
+  makeClientConstructor,
+  type ServiceError,
+  status,
+} from '@grpc/grpc-js';
+import { loadMcpLiteProto } from '../bindings/grpc/proto.js';
+import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status-details.js';
+import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
+import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { cancelResult } from './http-transport.js';
+import { fromLiteResult, type LiteMeta, toToolInfo } from './lite-result.js';
+import type { Transport, WireContext, WireOutcome } from './transport.js';
+import type { ToolInfo } from './types.js';
+import { abortError } from './wire-errors.js';
+
+interface WireResponse {
+  result?: StructObject;
+  meta?: {
+    response_type?: string | number;
+    promise_token?: string;
+    timestamp?: number | string;
+    processing_time_ms?: number;
+    server_version?: string;
+    estimated_completion?: number | string;
+  };
+  partial?: boolean;
+}
+type Unary = (
+  req: unknown,
+  md: Metadata,
+  opts: GrpcCallOptions,
+  cb: (err: ServiceError | null, res: unknown) => void,
+) => ClientUnaryCall;
+type McpLiteStub = GrpcClient & {
+  GetTools: Unary;
+  CallTool: Unary;
+  CallToolStream(req: unknown, md: Metadata, opts: GrpcCallOptions): ClientReadableStream<WireResponse>;
+};
+
+const TYPES: Readonly<Record<string, string>> = {
+  ANSWER: 'answer',
+  PROMISE: 'promise',
+  ELICITATION: 'elicitation',
+  FAILURE: 'failure',
+  REQUEST_FOR_MORE_RESOURCE: 'request-for-more-resource',
+  '0': 'answer',
+  '1': 'promise',
+  '2': 'elicitation',
+  '3': 'failure',
+  '4': 'request-for-more-resource',
+};
+
+// The inverse of the server's GRPC_STATUS table, for statuses that come without mcplite details.
+const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
+  [status.INVALID_ARGUMENT]: 'invalid_params',
+  [status.NOT_FOUND]: 'tool_not_found',
+  [status.UNIMPLEMENTED]: 'method_not_found',
+  [status.CANCELLED]: 'cancelled',
+  [status.DEADLINE_EXCEEDED]: 'deadline_exceeded',
+  [status.UNAUTHENTICATED]: 'unauthenticated',
+  [status.PERMISSION_DENIED]: 'forbidden',
+  [status.RESOURCE_EXHAUSTED]: 'resource_exhausted',
+  [status.UNAVAILABLE]: 'unavailable',
+};
+
+/**
+ * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
+ * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots.
+ */
+export function grpcTransport(target: URL, headers: Record<string, string>): Transport {
+  const { service } = loadMcpLiteProto();
+  const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
+    address: string,
+    creds: ReturnType<typeof credentials.createInsecure>,
+  ) => McpLiteStub;
+  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
+  const stub = new Ctor(
+    `${target.hostname}:${port}`,
+    target.protocol === 'grpcs:' ? credentials.createSsl() : credentials.createInsecure(),
+  );
+  const metadata = (): Metadata => {
+    const md = new Metadata();
+    for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
+    return md;
+  };
+
+  function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
+    return new Promise((resolve, reject) => {
+      if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
+      const call = stub[method](req, metadata(), {}, (err, res) => {
+        ctx.signal?.removeEventListener('abort', onAbort);
+        if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err));
+        else resolve(res as WireResponse);
+      });
+      const onAbort = () => call.cancel();
+      ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async function streamed(req: unknown, ctx: WireContext): Promise<WireResponse> {
+    if (ctx.signal?.aborted) throw abortError(ctx.signal);
+    const call = stub.CallToolStream(req, metadata(), {});
+    const onAbort = () => call.cancel();
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let final: WireResponse | undefined;
+      for await (const msg of call as AsyncIterable<WireResponse>) {
+        if (msg.meta === undefined || msg.partial) ctx.onPartial?.(fromStruct(msg.result).partial);
+        else final = msg;
+      }
+      if (!final) throw new McpLiteError('unavailable', 'The stream ended without a result');
+      return final;
+    } catch (err) {
+      if (ctx.signal?.aborted) throw abortError(ctx.signal);
+      throw err instanceof McpLiteError ? err : fromServiceError(err as ServiceError);
+    } finally {
+      ctx.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: WireContext,
+    elicitation?: { state: string; answers: Record<string, unknown> },
+  ): Promise<WireOutcome> {
+    const req = {
+      name,
+      arguments: toStruct(args),
+      ...(elicitation
+        ? { elicitation: { state: elicitation.state, answers: toStruct(elicitation.answers) } }
+        : {}),
+    };
+    const res = ctx.onPartial ? await streamed(req, ctx) : await unary('CallTool', req, ctx);
+    const meta = res.meta ?? {};
+    const liteMeta: LiteMeta = {
+      responseType: TYPES[String(meta.response_type ?? 'ANSWER')] ?? 'answer',
+      ...(meta.promise_token ? { promiseToken: meta.promise_token } : {}),
+      ...(meta.estimated_completion ? { estimatedCompletion: isoOf(meta.estimated_completion) } : {}),
+      ...(meta.timestamp ? { timestamp: isoOf(meta.timestamp) } : {}),
+      ...(meta.processing_time_ms !== undefined ? { processingTimeMs: meta.processing_time_ms } : {}),
+      ...(meta.server_version ? { serverVersion: meta.server_version } : {}),
+    };
+    return fromLiteResult(fromStruct(res.result), liteMeta, (answer, next) => call(name, args, next, answer));
+  }
+
+  return {
+    binding: 'grpc',
+    canWait: true,
+    async listTools(ctx): Promise<ToolInfo[]> {
+      const res = (await unary('GetTools', {}, ctx)) as { tools?: Array<Record<string, unknown>> };
+      return (res.tools ?? []).map((t) =>
+        toToolInfo({
+          ...t,
+          input_schema: fromStruct(t.input_schema as StructObject),
+          ...(t.output_schema ? { output_schema: fromStruct(t.output_schema as StructObject) } : {}),
+          ...(t.annotations ? { annotations: fromStruct(t.annotations as StructObject) } : {}),
+        }),
+      );
+    },
+    call: (name, args, ctx) => call(name, args, ctx),
+    redeem: (token, waitMs, ctx) =>
+      call(
+        'redeem',
+        { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) },
+        { ...ctx, onPartial: undefined },
+      ),
+    async cancel(token, ctx) {
+      return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
+    },
+    async close() {
+      stub.close();
+    },
+  };
+}
+
+function isoOf(ms: number | string): string {
+  return new Date(Number(ms)).toISOString();
+}
+
+/** A gRPC status as an McpLiteError: the ErrorInfo's reason and data when mcplite sent them. */
+function fromServiceError(err: ServiceError): McpLiteError {
+  const bin = err.metadata?.get(STATUS_DETAILS_KEY)[0];
+  const details = Buffer.isBuffer(bin) ? decodeStatusDetails(bin) : undefined;
+  const reason = details?.reason.toLowerCase() as ErrorCode | undefined;
+  const code: ErrorCode = reason && isErrorCode(reason) ? reason : (BY_STATUS[err.code] ?? 'internal');
+  const message = err.details || err.message;
+  return new McpLiteError(code, message, { ...(details?.data ?? {}), grpc_status: err.code });
+}
+
+const CODES = new Set<string>(ERROR_CODES);
+function isErrorCode(value: string): value is ErrorCode {
+  return CODES.has(value);
+}

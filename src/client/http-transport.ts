@@ -1,0 +1,129 @@
+import { McpLiteError } from '../core/errors.js';
+import { fromLiteResult, type LiteMeta, toToolInfo } from './lite-result.js';
+import { readSse } from './sse.js';
+import type { Transport, WireContext, WireOutcome } from './transport.js';
+import type { CancelResult, ToolInfo } from './types.js';
+import { fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
+
+/**
+ * MCP-lite HTTP (docs/wire-format.md): POST `listtools` and `calltools` under the base URL, JSON-RPC inside,
+ * SSE when partials are wanted. Plain fetch: keep-alive comes with Node's fetch, and nothing else is needed.
+ */
+export function httpTransport(baseUrl: string, headers: Record<string, string>): Transport {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  let nextId = 1;
+
+  async function post(path: string, body: unknown, ctx: WireContext, sse: boolean): Promise<Response> {
+    try {
+      return await fetch(base + path, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: sse ? 'text/event-stream, application/json' : 'application/json',
+        },
+        body: JSON.stringify(body),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
+  async function rpc(
+    name: string,
+    args: Record<string, unknown>,
+    ctx: WireContext,
+    extra?: Record<string, unknown>,
+  ): Promise<WireOutcome> {
+    const body = {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name, arguments: args, ...extra },
+    };
+    const res = await post('calltools', body, ctx, ctx.onPartial !== undefined);
+    const resume = (answer: { state: string; answers: Record<string, unknown> }, next: WireContext) =>
+      rpc(name, args, next, { elicitation: answer });
+    try {
+      if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
+        for await (const ev of readSse(res.body)) {
+          if (ev.event === 'message') ctx.onPartial?.((JSON.parse(ev.data) as { partial?: unknown }).partial);
+          else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume);
+          else if (ev.event === 'error') throw fromJsonRpcError(JSON.parse(ev.data));
+        }
+        throw new McpLiteError('unavailable', 'The server ended the stream without a result');
+      }
+      const reply = await readJson(res);
+      if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
+      if (!isRecord(reply) || !isRecord(reply.result)) throw fromHttpStatus(res.status, '');
+      return resultOutcome(reply.result, resume);
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
+  return {
+    binding: 'mcp-lite-http',
+    canWait: true,
+    async listTools(ctx): Promise<ToolInfo[]> {
+      const res = await post('listtools', {}, ctx, false);
+      const reply = await readJson(res).catch((err) => {
+        throw toClientError(err, ctx.signal);
+      });
+      if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
+      const tools = isRecord(reply) ? reply.tools : undefined;
+      if (!Array.isArray(tools)) throw fromHttpStatus(res.status, 'not an MCP-lite tool listing');
+      return tools.filter(isRecord).map(toToolInfo);
+    },
+    call: (name, args, ctx) => rpc(name, args, ctx),
+    redeem: (token, waitMs, ctx) =>
+      rpc('redeem', { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) }, ctx),
+    async cancel(token, ctx): Promise<CancelResult> {
+      const outcome = await rpc('cancel', { promise: token }, ctx);
+      return cancelResult(token, outcome);
+    },
+    async close() {},
+  };
+}
+
+/** The `cancel` system tool's answer (`{promise, cancelled, status}`) as a CancelResult. */
+export function cancelResult(token: string, outcome: WireOutcome): CancelResult {
+  const v = outcome.type === 'answer' && isRecord(outcome.value) ? outcome.value : {};
+  return {
+    token,
+    cancelled: v.cancelled === true,
+    ...(typeof v.status === 'string' ? { status: v.status } : {}),
+  };
+}
+
+function resultOutcome(result: unknown, resume: Parameters<typeof fromLiteResult>[2]): WireOutcome {
+  const fields = isRecord(result) ? result : {};
+  const meta = isRecord(fields._meta) ? fields._meta : {};
+  const liteMeta: LiteMeta = {
+    responseType: typeof meta.response_type === 'string' ? meta.response_type : 'answer',
+    ...(typeof meta.promise_token === 'string' ? { promiseToken: meta.promise_token } : {}),
+    ...(iso(meta.estimated_completion) ? { estimatedCompletion: iso(meta.estimated_completion) } : {}),
+    ...(iso(meta.timestamp) ? { timestamp: iso(meta.timestamp) } : {}),
+    ...(typeof meta.processing_time_ms === 'number' ? { processingTimeMs: meta.processing_time_ms } : {}),
+    ...(typeof meta.server_version === 'string' ? { serverVersion: meta.server_version } : {}),
+  };
+  return fromLiteResult(fields, liteMeta, resume);
+}
+
+/** A wire time (ISO-8601, or epoch milliseconds) as ISO-8601. */
+function iso(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
+  return undefined;
+}
+
+/** The body as JSON; a non-JSON body is the HTTP status's error. */
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw fromHttpStatus(res.status, text);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * `mcplite/client`: one client for every MCP-lite binding and for any MCP server (Streamable HTTP or stdio).
+ * See docs/client.md.
+ */
+
+export { McpLiteError } from '../core/errors.js';
+export { type Client, connect } from './client.js';
+export { bindingOf, splitCommand } from './detect.js';
+export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';
+export type {
+  AnswerOutcome,
+  Binding,
+  CallOptions,
+  CancelResult,
+  ConnectOptions,
+  ElicitationOutcome,
+  ElicitationRequest,
+  FailureOutcome,
+  LockedTool,
+  Lockfile,
+  Outcome,
+  OutcomeMeta,
+  PartialEvent,
+  PromiseOutcome,
+  PromiseProgress,
+  ResourceRequestOutcome,
+  ToolInfo,
+} from './types.js';

@@ -1,0 +1,120 @@
+import type { JsonSchema } from '../core/schema.js';
+import type { WireContext, WireOutcome } from './transport.js';
+import type { ElicitationRequest, OutcomeMeta } from './types.js';
+import { isRecord } from './wire-errors.js';
+
+/** MCP-lite's `_meta` (HTTP) or `ResponseMeta` (gRPC), normalised. */
+export interface LiteMeta {
+  responseType: string;
+  promiseToken?: string;
+  /** ISO-8601. */
+  estimatedCompletion?: string;
+  timestamp?: string;
+  processingTimeMs?: number;
+  serverVersion?: string;
+}
+
+/** Sends the answers to an elicitation (`state` unchanged) on the binding's wire: the same tool, called again. */
+export type LiteResume = (
+  answer: { state: string; answers: Record<string, unknown> },
+  ctx: WireContext,
+) => Promise<WireOutcome>;
+
+/**
+ * An MCP-lite result (the fields of the HTTP result object, or of the gRPC `result` Struct) as an outcome. The
+ * shapes are the ones docs/wire-format.md fixes for each `response_type`.
+ */
+export function fromLiteResult(
+  fields: Record<string, unknown>,
+  meta: LiteMeta,
+  resume: LiteResume,
+): WireOutcome {
+  const m: OutcomeMeta = {
+    ...(meta.timestamp ? { timestamp: meta.timestamp } : {}),
+    ...(meta.processingTimeMs !== undefined ? { processingTimeMs: meta.processingTimeMs } : {}),
+    ...(meta.serverVersion ? { serverVersion: meta.serverVersion } : {}),
+  };
+  switch (meta.responseType) {
+    case 'promise':
+      return {
+        type: 'promise',
+        token: meta.promiseToken ?? '',
+        ...(meta.estimatedCompletion ? { estimatedCompletion: meta.estimatedCompletion } : {}),
+        meta: m,
+      };
+    case 'failure': {
+      const f = isRecord(fields.failure) ? fields.failure : {};
+      return {
+        type: 'failure',
+        message: typeof f.message === 'string' ? f.message : 'The tool failed',
+        ...(typeof f.code === 'string' ? { code: f.code } : {}),
+        ...(f.details !== undefined ? { details: f.details } : {}),
+        meta: m,
+      };
+    }
+    case 'request-for-more-resource': {
+      const r = isRecord(fields.resource_request) ? fields.resource_request : {};
+      return {
+        type: 'request-for-more-resource',
+        resource: String(r.resource ?? ''),
+        requested: Number(r.requested ?? 0),
+        ...(typeof r.granted === 'number' ? { granted: r.granted } : {}),
+        ...(typeof r.unit === 'string' ? { unit: r.unit } : {}),
+        message: typeof r.message === 'string' ? r.message : 'More resource needed',
+        meta: m,
+      };
+    }
+    case 'elicitation': {
+      const e = isRecord(fields.elicitation) ? fields.elicitation : {};
+      const state = String(e.state ?? '');
+      const requests = isRecord(e.requests) ? liteRequests(e.requests) : undefined;
+      return {
+        type: 'elicitation',
+        message: String(e.message ?? ''),
+        requestedSchema: (isRecord(e.requested_schema) ? e.requested_schema : {}) as JsonSchema,
+        ...(requests ? { requests } : {}),
+        resume: (values, ctx) =>
+          values === undefined
+            ? Promise.resolve({ type: 'failure', message: 'The user declined to answer', code: 'declined' })
+            : resume({ state, answers: values }, ctx),
+      };
+    }
+    default:
+      return { type: 'answer', value: fields.content, meta: m };
+  }
+}
+
+function liteRequests(raw: Record<string, unknown>): Record<string, ElicitationRequest> {
+  const out: Record<string, ElicitationRequest> = {};
+  for (const [name, r] of Object.entries(raw)) {
+    if (!isRecord(r)) continue;
+    out[name] = {
+      message: String(r.message ?? ''),
+      requestedSchema: (isRecord(r.requested_schema) ? r.requested_schema : {}) as JsonSchema,
+    };
+  }
+  return out;
+}
+
+/** A tool definition from an MCP-lite or MCP listing, normalised. */
+export function toToolInfo(raw: Record<string, unknown>): import('./types.js').ToolInfo {
+  const meta = isRecord(raw._meta) ? raw._meta : {};
+  const type = raw['@type'] ?? raw.type ?? meta['mcplite/type'];
+  return {
+    name: String(raw.name ?? ''),
+    ...(typeof type === 'string' && type !== '' ? { '@type': type } : {}),
+    ...(typeof raw.title === 'string' && raw.title !== '' ? { title: raw.title } : {}),
+    description: typeof raw.description === 'string' ? raw.description : '',
+    inputSchema: (isRecord(raw.inputSchema)
+      ? raw.inputSchema
+      : isRecord(raw.input_schema)
+        ? raw.input_schema
+        : { type: 'object' }) as JsonSchema,
+    ...(isRecord(raw.outputSchema) || isRecord(raw.output_schema)
+      ? { outputSchema: (raw.outputSchema ?? raw.output_schema) as JsonSchema }
+      : {}),
+    ...(isRecord(raw.annotations) && Object.keys(raw.annotations).length > 0
+      ? { annotations: raw.annotations }
+      : {}),
+  };
+}

@@ -1,0 +1,200 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema } from '../core/schema.js';
+import { cancelResult } from './http-transport.js';
+import { toToolInfo } from './lite-result.js';
+import { fromMcpResult } from './mcp-result.js';
+import type { Transport, WireContext, WireElicitation, WireOutcome } from './transport.js';
+import type { ConnectOptions, ToolInfo } from './types.js';
+import { abortError, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
+
+/** Where the MCP server is: a Streamable HTTP URL, or a command to run and speak to over stdio. */
+export type McpEndpoint = { url: string } | { command: string; args: string[] };
+
+// The SDK's own per-request timeout; the client's deadline (signal) is what really bounds a call.
+const NO_TIMEOUT = 2_147_483_647;
+
+interface PendingElicitation {
+  params: Record<string, unknown>;
+  respond(result: Record<string, unknown>): void;
+}
+
+/**
+ * MCP on a handshake revision (initialize, then requests), through the official SDK's Client: Streamable HTTP
+ * or stdio, so any MCP server works. The client declares elicitation: a server's `elicitation/create` during a
+ * call ends that call's wait with an elicitation outcome, whose answer is the reply to the server's request.
+ */
+export async function mcpSdkTransport(
+  endpoint: McpEndpoint,
+  options: ConnectOptions,
+  headers: Record<string, string>,
+): Promise<Transport> {
+  const client = new Client(options.clientInfo ?? { name: 'mcplite', version: '0' }, {
+    capabilities: { elicitation: {} },
+  });
+  const waiters: Array<(pending: PendingElicitation) => void> = [];
+  client.setRequestHandler(
+    ElicitRequestSchema,
+    (request) =>
+      new Promise((resolve) => {
+        const pending: PendingElicitation = {
+          params: request.params as Record<string, unknown>,
+          respond: (r) => resolve(r as never),
+        };
+        const waiter = waiters.shift();
+        if (waiter) waiter(pending);
+        else resolve({ action: 'decline' } as never);
+      }),
+  );
+  const transport =
+    'url' in endpoint
+      ? new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers } })
+      : new StdioClientTransport({
+          command: endpoint.command,
+          args: endpoint.args,
+          env: { ...getDefaultEnvironment(), ...options.env },
+          ...(options.cwd ? { cwd: options.cwd } : {}),
+          stderr: options.stderr ?? 'inherit',
+        });
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw toClientError(sdkError(err));
+  }
+
+  // The SDK hands notifications to their handlers a turn later than responses, so a progress notification
+  // that arrives in the same chunk as its response would be dropped (its handler already gone). Progress is
+  // taken here instead, synchronously, under tokens of our own.
+  const sinks = new Map<string, (value: unknown) => void>();
+  let nextToken = 1;
+  const wire = transport as { onmessage?: (message: unknown, extra?: unknown) => void };
+  const deliver = wire.onmessage;
+  wire.onmessage = (message: unknown, extra?: unknown) => {
+    const m = message as { method?: string; params?: Record<string, unknown> };
+    const sink =
+      m.method === 'notifications/progress' ? sinks.get(String(m.params?.progressToken)) : undefined;
+    if (sink) {
+      const { progressToken: _t, ...progress } = m.params ?? {};
+      sink(progress);
+    } else deliver?.(message, extra);
+  };
+
+  const toOutcome = (result: Record<string, unknown>): WireOutcome =>
+    fromMcpResult(result, (token, estimatedCompletion) => ({
+      type: 'promise',
+      token,
+      ...(estimatedCompletion ? { estimatedCompletion } : {}),
+    }));
+
+  function race(pending: Promise<Record<string, unknown>>, ctx: WireContext): Promise<WireOutcome> {
+    return new Promise((resolve, reject) => {
+      let done = false;
+      const waiter = (request: PendingElicitation) => {
+        if (done) return request.respond({ action: 'decline' });
+        done = true;
+        resolve(elicitation(request, pending));
+      };
+      waiters.push(waiter);
+      const settle = () => {
+        done = true;
+        const i = waiters.indexOf(waiter);
+        if (i >= 0) waiters.splice(i, 1);
+      };
+      pending.then(
+        (r) => {
+          if (done) return;
+          settle();
+          resolve(toOutcome(r));
+        },
+        (err) => {
+          if (done) return;
+          settle();
+          reject(ctx.signal?.aborted ? abortError(ctx.signal) : toClientError(sdkError(err), ctx.signal));
+        },
+      );
+    });
+  }
+
+  function elicitation(
+    request: PendingElicitation,
+    pending: Promise<Record<string, unknown>>,
+  ): WireElicitation {
+    return {
+      type: 'elicitation',
+      message: String(request.params.message ?? ''),
+      requestedSchema: (isRecord(request.params.requestedSchema)
+        ? request.params.requestedSchema
+        : {}) as JsonSchema,
+      resume(values, ctx) {
+        const next = race(pending, ctx);
+        request.respond(values === undefined ? { action: 'decline' } : { action: 'accept', content: values });
+        return next;
+      },
+    };
+  }
+
+  function call(name: string, args: Record<string, unknown>, ctx: WireContext): Promise<WireOutcome> {
+    if (ctx.signal?.aborted) return Promise.reject(abortError(ctx.signal));
+    const token = ctx.onPartial ? `mcplite-${nextToken++}` : undefined;
+    if (token && ctx.onPartial) sinks.set(token, ctx.onPartial);
+    const pending = client.callTool(
+      { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+      undefined,
+      { timeout: NO_TIMEOUT, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+    ) as Promise<Record<string, unknown>>;
+    if (token) void pending.finally(() => sinks.delete(token)).catch(() => {});
+    return race(pending, ctx);
+  }
+
+  return {
+    binding: 'url' in endpoint ? 'mcp' : 'stdio',
+    canWait: true,
+    async listTools(ctx): Promise<ToolInfo[]> {
+      const tools: ToolInfo[] = [];
+      let cursor: string | undefined;
+      try {
+        for (let page = 0; page < 1000; page++) {
+          const reply = await client.listTools(
+            cursor ? { cursor } : {},
+            ctx.signal ? { signal: ctx.signal } : {},
+          );
+          for (const t of reply.tools) tools.push(toToolInfo(t as Record<string, unknown>));
+          cursor = reply.nextCursor;
+          if (!cursor) break;
+        }
+      } catch (err) {
+        throw toClientError(sdkError(err), ctx.signal);
+      }
+      return tools;
+    },
+    call,
+    redeem: (token, waitMs, ctx) =>
+      call(
+        'redeem',
+        { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) },
+        { ...ctx, onPartial: undefined },
+      ),
+    async cancel(token, ctx) {
+      return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
+    },
+    async close() {
+      waiters.length = 0;
+      await client.close();
+    },
+  };
+}
+
+/** The SDK's McpError as a JSON-RPC error (its message carries a "MCP error <code>: " prefix). */
+function sdkError(err: unknown): unknown {
+  if (err instanceof McpError) {
+    return fromJsonRpcError({
+      code: err.code,
+      message: err.message.replace(/^MCP error -?\d+: /, ''),
+      data: err.data,
+    });
+  }
+  return err;
+}

@@ -1,0 +1,178 @@
+import type { JsonSchema } from '../core/schema.js';
+
+/** The wires the client speaks. `stdio` is MCP over a child process's stdin/stdout. */
+export type Binding = 'mcp-lite-http' | 'grpc' | 'mcp' | 'stdio' | 'webtools';
+
+/** One tool as the server lists it, the same shape whatever the binding. */
+export interface ToolInfo {
+  name: string;
+  /** The MCP-lite category (`system` for redeem/cancel); absent when the server gives none. */
+  '@type'?: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: Record<string, unknown>;
+}
+
+/** What the server said about a result, when its wire says it (MCP-lite `_meta`, gRPC `ResponseMeta`). */
+export interface OutcomeMeta {
+  timestamp?: string;
+  processingTimeMs?: number;
+  serverVersion?: string;
+}
+
+/** Done: `value` is the tool's result. */
+export interface AnswerOutcome {
+  type: 'answer';
+  /** The tool's value (MCP: `structuredContent`, else the text of a single text block, else the blocks). */
+  value: unknown;
+  /** MCP only: the content blocks as sent. */
+  content?: unknown[];
+  meta?: OutcomeMeta;
+}
+
+/** The tool ran and failed for a business reason (not a protocol error). */
+export interface FailureOutcome {
+  type: 'failure';
+  message: string;
+  code?: string;
+  details?: unknown;
+  meta?: OutcomeMeta;
+}
+
+/** Long-running work; redeem `token` later (the client does it by itself unless `redeem: false`). */
+export interface PromiseOutcome {
+  type: 'promise';
+  token: string;
+  /** ISO-8601, when the server gave one. */
+  estimatedCompletion?: string;
+  meta?: OutcomeMeta;
+}
+
+/** One open request of an elicitation that asks for several inputs at once. */
+export interface ElicitationRequest {
+  message: string;
+  requestedSchema: JsonSchema;
+}
+
+/** More input is needed from the user. Answer it with `answer(values)`, whatever the binding. */
+export interface ElicitationOutcome {
+  type: 'elicitation';
+  message: string;
+  /** The shape of `values`; with several `requests`, an object with one property per open request. */
+  requestedSchema: JsonSchema;
+  /** Several inputs asked in one round, by name: `values` is then keyed by request name. */
+  requests?: Record<string, ElicitationRequest>;
+  /** Sends the user's answers and performs the next round; resolves to the next outcome. */
+  answer(values: Record<string, unknown>, options?: CallOptions): Promise<Outcome>;
+  /** Declines to answer (where the wire can say so; elsewhere the call simply ends as a failure). */
+  decline(options?: CallOptions): Promise<Outcome>;
+}
+
+/** The call needs a larger budget (time, rows, cost…) than it was given. */
+export interface ResourceRequestOutcome {
+  type: 'request-for-more-resource';
+  resource: string;
+  requested: number;
+  granted?: number;
+  unit?: string;
+  message: string;
+  meta?: OutcomeMeta;
+}
+
+/** Every outcome a call can end in (DESIGN section 2). Protocol errors are thrown as `McpLiteError`. */
+export type Outcome =
+  | AnswerOutcome
+  | FailureOutcome
+  | PromiseOutcome
+  | ElicitationOutcome
+  | ResourceRequestOutcome;
+
+/** A partial result, as `stream()` yields it before the outcome. */
+export interface PartialEvent {
+  type: 'partial';
+  value: unknown;
+}
+
+/** Where auto-redeem is, for progress displays. */
+export interface PromiseProgress {
+  token: string;
+  estimatedCompletion?: string;
+  /** Milliseconds since the call started. */
+  elapsedMs: number;
+  /** Redeem attempts so far. */
+  attempts: number;
+}
+
+/** Options of one call (and of `redeem`). */
+export interface CallOptions {
+  /** Aborts the call; a promise it made is cancelled on the server. */
+  signal?: AbortSignal;
+  /** Milliseconds the caller will wait in all (auto-redeem included); then `deadline_exceeded`. */
+  timeout?: number;
+  /** Called with each partial result as it arrives (SSE, gRPC stream, MCP progress). */
+  onPartial?: (value: unknown) => void;
+  /** Redeem promises until they settle (default true); false returns the promise outcome as is. */
+  redeem?: boolean;
+  /** Called while auto-redeem waits, once per attempt. */
+  onPromise?: (progress: PromiseProgress) => void;
+  /** A lockfile (object, or path) the server's catalog must match for this call. */
+  lock?: Lockfile | string;
+}
+
+/** What `cancel` reports. */
+export interface CancelResult {
+  token: string;
+  /** True when running work was stopped by this request. */
+  cancelled: boolean;
+  /** The promise's state as the server reports it (`cancelled`, `settled`, …), when it says. */
+  status?: string;
+}
+
+/** A pinned catalog (`mcplite lock`). */
+export interface Lockfile {
+  mcplite_lock: 1;
+  /** The target it was made from (informative). */
+  target?: string;
+  created?: string;
+  /** sha256 over every locked tool's hash, in name order. */
+  hash: string;
+  tools: Record<string, LockedTool>;
+}
+
+/** One pinned tool: what the model sees of it, and its hash. */
+export interface LockedTool {
+  hash: string;
+  '@type'?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+}
+
+/** Options of `connect`. */
+export interface ConnectOptions {
+  /** Skip detection and speak this binding. */
+  binding?: Binding;
+  /** Extra HTTP headers (or gRPC metadata) sent with every request. */
+  headers?: Record<string, string>;
+  /** A bearer token, sent as `Authorization: Bearer …`. */
+  token?: string;
+  /** A lockfile (object, or path to one): a server whose pinned tools changed is refused. */
+  lock?: Lockfile | string;
+  /** Default per-call timeout in milliseconds (a call's own `timeout` wins). Default: none. */
+  timeout?: number;
+  /** The name and version the client gives MCP servers. */
+  clientInfo?: { name: string; version: string };
+  /** MCP: force the stateless 2026-07-28 revision or a handshake revision. Default: ask the server. */
+  mcpRevision?: 'stateless' | 'handshake';
+  /** stdio: the child's environment (added to the defaults the MCP SDK passes) and working directory. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** stdio: what to do with the child's stderr. Default `inherit`. */
+  stderr?: 'inherit' | 'ignore' | 'pipe';
+  /** Webtools: the environment's config sent with every execution. */
+  config?: Record<string, unknown>;
+  /** Webtools: pin a published version. */
+  version?: string;
+}

@@ -1,0 +1,168 @@
+import { type ErrorCode, McpLiteError } from '../core/errors.js';
+import type { JsonSchema } from '../core/schema.js';
+import type { Transport, WireContext, WireOutcome } from './transport.js';
+import type { ConnectOptions, ToolInfo } from './types.js';
+import { fromHttpStatus, isRecord, toClientError } from './wire-errors.js';
+
+// Webtools error codes that are protocol errors; any other code in an error envelope is the tool's own
+// (business) failure.
+const PROTOCOL_CODES: Readonly<Record<string, ErrorCode>> = {
+  WEBTOOL_NOT_FOUND: 'tool_not_found',
+  ACTION_NOT_FOUND: 'tool_not_found',
+  UNKNOWN_ACTION: 'tool_not_found',
+  SCHEMA_ERROR: 'invalid_params',
+  CONFIG_ERROR: 'invalid_params',
+  RATE_LIMIT: 'resource_exhausted',
+  INTERNAL_ERROR: 'internal',
+  UNAUTHORIZED: 'unauthenticated',
+  UNAUTHENTICATED: 'unauthenticated',
+  FORBIDDEN: 'forbidden',
+  PROMISE_NOT_FOUND: 'promise_not_found',
+  PROMISE_EXPIRED: 'promise_expired',
+};
+
+/**
+ * Webtools (the seed spec, issue 11): `GET <url>` is the metadata, whose actions are the tools; `POST <url>`
+ * executes `{action, request, config?, version?}` and answers `{status:"ok", data}` or `{status:"error",
+ * error:{code, message}}`. The outcome extension: `status:"pending"` (a promise, redeemed with the `redeem`
+ * action), `status:"input_required"` (an elicitation, answered by posting the state and answers back).
+ */
+export function webtoolsTransport(
+  url: string,
+  headers: Record<string, string>,
+  options: ConnectOptions,
+): Transport {
+  const base = url.endsWith('/') ? url : `${url}/`;
+
+  async function exchange(
+    init: RequestInit,
+    ctx: WireContext,
+    path = '',
+  ): Promise<{ status: number; body: unknown }> {
+    try {
+      const res = await fetch(base + path, {
+        ...init,
+        headers: {
+          ...headers,
+          accept: 'application/json',
+          ...(init.body ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      const text = await res.text();
+      try {
+        return { status: res.status, body: JSON.parse(text) };
+      } catch {
+        throw fromHttpStatus(res.status, text);
+      }
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
+  async function execute(
+    action: string,
+    request: Record<string, unknown>,
+    ctx: WireContext,
+    elicitation?: { state: string; answers: Record<string, unknown> },
+  ): Promise<WireOutcome> {
+    const body = {
+      action,
+      request,
+      ...(options.config ? { config: options.config } : {}),
+      ...(options.version ? { version: options.version } : {}),
+      ...(elicitation ? { elicitation } : {}),
+    };
+    const { status, body: reply } = await exchange({ method: 'POST', body: JSON.stringify(body) }, ctx);
+    const r = isRecord(reply) ? reply : {};
+    switch (r.status) {
+      case 'ok':
+        return { type: 'answer', value: r.data };
+      case 'pending': {
+        const token = typeof r.promise === 'string' ? r.promise : String(r.promise_token ?? '');
+        const eta = r.estimated_completion;
+        return {
+          type: 'promise',
+          token,
+          ...(typeof eta === 'string' ? { estimatedCompletion: eta } : {}),
+          ...(typeof eta === 'number' ? { estimatedCompletion: new Date(eta).toISOString() } : {}),
+        };
+      }
+      case 'input_required': {
+        const e = isRecord(r.input) ? r.input : isRecord(r.elicitation) ? r.elicitation : r;
+        const state = String(e.state ?? '');
+        const schema = e.requestedSchema ?? e.requested_schema ?? e.schema;
+        return {
+          type: 'elicitation',
+          message: String(e.message ?? ''),
+          requestedSchema: (isRecord(schema) ? schema : {}) as JsonSchema,
+          resume: (values, next) =>
+            values === undefined
+              ? Promise.resolve({ type: 'failure', message: 'The user declined to answer', code: 'declined' })
+              : execute(action, request, next, { state, answers: values }),
+        };
+      }
+      case 'error': {
+        const e = isRecord(r.error) ? r.error : {};
+        const code = typeof e.code === 'string' ? e.code : 'ERROR';
+        const message = typeof e.message === 'string' ? e.message : 'Error';
+        if (code === 'RESOURCE_REQUIRED' || isRecord(e.resource_request)) {
+          const rr = isRecord(e.resource_request) ? e.resource_request : isRecord(e.details) ? e.details : {};
+          return {
+            type: 'request-for-more-resource',
+            resource: String(rr.resource ?? ''),
+            requested: Number(rr.requested ?? 0),
+            ...(typeof rr.granted === 'number' ? { granted: rr.granted } : {}),
+            ...(typeof rr.unit === 'string' ? { unit: rr.unit } : {}),
+            message,
+          };
+        }
+        const protocol = PROTOCOL_CODES[code];
+        if (protocol || status >= 500)
+          throw new McpLiteError(protocol ?? 'internal', message, {
+            webtools_code: code,
+            http_status: status,
+          });
+        return { type: 'failure', message, code, ...(e.details !== undefined ? { details: e.details } : {}) };
+      }
+      default:
+        throw fromHttpStatus(status, 'not a Webtools envelope');
+    }
+  }
+
+  return {
+    binding: 'webtools',
+    canWait: true,
+    async listTools(ctx): Promise<ToolInfo[]> {
+      const { status, body } = await exchange({ method: 'GET' }, ctx, options.version ?? '');
+      if (!isRecord(body) || !Array.isArray(body.actions)) {
+        const e = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+        throw e
+          ? new McpLiteError('tool_not_found', String(e.message ?? 'Webtool not found'), {
+              webtools_code: e.code,
+            })
+          : fromHttpStatus(status, 'not Webtools metadata');
+      }
+      return body.actions.filter(isRecord).map((a) => ({
+        name: String(a.name ?? ''),
+        description: typeof a.description === 'string' ? a.description : '',
+        inputSchema: (isRecord(a.requestSchema) ? a.requestSchema : { type: 'object' }) as JsonSchema,
+        ...(isRecord(a.responseSchema) ? { outputSchema: a.responseSchema as JsonSchema } : {}),
+        ...(typeof a['@type'] === 'string' ? { '@type': a['@type'] } : {}),
+      }));
+    },
+    call: (name, args, ctx) => execute(name, args, ctx),
+    redeem: (token, waitMs, ctx) =>
+      execute('redeem', { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) }, ctx),
+    async cancel(token, ctx) {
+      const outcome = await execute('cancel', { promise: token }, ctx);
+      const v = outcome.type === 'answer' && isRecord(outcome.value) ? outcome.value : {};
+      return {
+        token,
+        cancelled: v.cancelled === true,
+        ...(typeof v.status === 'string' ? { status: v.status } : {}),
+      };
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,94 @@
+import { type ErrorCode, McpLiteError } from '../core/errors.js';
+
+// The inverse of the servers' JSON-RPC table (src/bindings/common/jsonrpc.ts), plus MCP's own codes.
+const BY_JSON_RPC: Readonly<Record<number, ErrorCode>> = {
+  [-32700]: 'parse_error',
+  [-32600]: 'invalid_request',
+  [-32601]: 'method_not_found',
+  [-32602]: 'invalid_params',
+  [-32603]: 'internal',
+  [-32800]: 'cancelled',
+  [-32001]: 'deadline_exceeded',
+  [-32002]: 'unauthenticated',
+  [-32003]: 'forbidden',
+  [-32004]: 'resource_exhausted',
+  [-32005]: 'unavailable',
+  [-32029]: 'resource_exhausted',
+  [-32020]: 'header_mismatch',
+  [-32021]: 'missing_capability',
+  [-32022]: 'unsupported_version',
+};
+
+/** A JSON-RPC error object (MCP-lite HTTP, MCP) as an McpLiteError, with its code and data kept. */
+export function fromJsonRpcError(error: unknown): McpLiteError {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+    data?: unknown;
+  };
+  const data = isRecord(e.data) ? e.data : undefined;
+  let code: ErrorCode = typeof e.code === 'number' ? (BY_JSON_RPC[e.code] ?? 'internal') : 'internal';
+  if (code === 'method_not_found' && data && 'requested_tool' in data) code = 'tool_not_found';
+  if (code === 'invalid_params' && data?.reason === 'unknown') code = 'promise_not_found';
+  if (code === 'invalid_params' && data?.reason === 'expired') code = 'promise_expired';
+  const message = typeof e.message === 'string' ? e.message : 'Error';
+  return new McpLiteError(code, message, {
+    ...data,
+    ...(typeof e.code === 'number' ? { wire_code: e.code } : {}),
+  });
+}
+
+/** An HTTP status without a usable body, as an McpLiteError. */
+export function fromHttpStatus(status: number, text: string): McpLiteError {
+  const code: ErrorCode =
+    status === 401
+      ? 'unauthenticated'
+      : status === 403
+        ? 'forbidden'
+        : status === 404
+          ? 'method_not_found'
+          : status === 405
+            ? 'method_not_allowed'
+            : status === 413
+              ? 'payload_too_large'
+              : status === 415
+                ? 'unsupported_media_type'
+                : status === 429
+                  ? 'resource_exhausted'
+                  : status === 503
+                    ? 'unavailable'
+                    : status >= 500
+                      ? 'internal'
+                      : 'invalid_request';
+  return new McpLiteError(code, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, {
+    http_status: status,
+  });
+}
+
+/** The error an aborted call ends in: `deadline_exceeded` for a timeout, else `cancelled`. */
+export function abortError(signal: AbortSignal | undefined, extra?: Record<string, unknown>): McpLiteError {
+  const reason = signal?.reason as { name?: string } | undefined;
+  if (reason instanceof McpLiteError) return reason;
+  return reason?.name === 'TimeoutError'
+    ? new McpLiteError('deadline_exceeded', 'The call timed out', extra)
+    : new McpLiteError('cancelled', 'The call was cancelled', extra);
+}
+
+/** Any error of a wire exchange as an McpLiteError (network errors become `unavailable`). */
+export function toClientError(err: unknown, signal?: AbortSignal): McpLiteError {
+  if (err instanceof McpLiteError) return err;
+  if (signal?.aborted) return abortError(signal);
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return new McpLiteError(
+    'unavailable',
+    cause?.code ? `${message} (${cause.code}${cause.message ? `: ${cause.message}` : ''})` : message,
+    undefined,
+    { cause: err },
+  );
+}
+
+/** True for a plain JSON object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

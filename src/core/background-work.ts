@@ -1,0 +1,40 @@
+import { McpLiteError } from './errors.js';
+import type { Outcome } from './outcomes.js';
+import { toSettlement } from './promises/manager.js';
+import type { Settlement } from './promises/store.js';
+
+/**
+ * Wraps promised work (a long-running tool, or a call promoted past the answer budget): aborted through
+ * `controller` after `maxRunMs`, it ends as a settlement for the promise store and never rejects. `toError` turns
+ * what the work threw into the error kept (and logs an internal one).
+ */
+export function backgroundWork(
+  run: () => Promise<Outcome>,
+  controller: AbortController,
+  maxRunMs: number,
+  toError: (err: unknown) => McpLiteError,
+  startedAt = performance.now(),
+): Promise<Settlement> {
+  const limit = setTimeout(
+    () => controller.abort(new McpLiteError('deadline_exceeded', 'The promised work ran out of time')),
+    maxRunMs,
+  );
+  limit.unref();
+  const aborted = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  aborted.catch(() => {});
+  let work: Promise<Outcome>;
+  try {
+    work = run();
+  } catch (err) {
+    work = Promise.reject(err);
+  }
+  return Promise.race([work, aborted])
+    .then(
+      (outcome) => toSettlement({ outcome }, performance.now() - startedAt),
+      (err) => toSettlement({ error: toError(err) }, performance.now() - startedAt),
+    )
+    .finally(() => clearTimeout(limit));
+}

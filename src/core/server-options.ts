@@ -1,0 +1,52 @@
+import type { Authenticate } from './auth.js';
+import type { Logger } from './logger.js';
+import type { PromiseStore } from './promises/store.js';
+import type { PromptDefinition } from './prompts.js';
+import type { RateLimitOptions } from './rate-limit.js';
+import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
+import type { ToolDefinition } from './tool.js';
+import type { WebtoolDefinition } from './webtools.js';
+
+/** Options of a tool server (the protocol-neutral part every binding shares). */
+export interface ToolServerOptions {
+  /** The tools, defined once for every binding. */
+  tools: readonly ToolDefinition[];
+  /** Server name, reported by bindings that have a place for it. Default "mcplite". */
+  name?: string;
+  /** Server version, sent as `_meta.server_version`. Default "0.0.0". */
+  version?: string;
+  /** Where promises live. Without a store there are no promises: no `redeem`, no long-running tools. */
+  promiseStore?: PromiseStore;
+  /**
+   * A call still running after this many milliseconds is answered with a promise and goes on as background
+   * work (non-streaming calls only). 0 turns this off. Default 10 000.
+   */
+  answerBudgetMs?: number;
+  /** How long a promise can be redeemed. Default one hour. */
+  promiseTtlMs?: number;
+  /** Hard limit for promised (background) work; it is aborted after this. Default ten minutes. */
+  maxRunMs?: number;
+  /** Key that signs elicitation states; replicas must share it. Default: random per process. */
+  secret?: string | Uint8Array;
+  /** How long an elicitation state stays valid. Default ten minutes. */
+  elicitationTtlMs?: number;
+  /** Structured logger (pino-compatible). Default: silent. */
+  logger?: Logger;
+  /** Optional authentication hook every binding applies (see `bearerAuth`). */
+  authenticate?: Authenticate;
+  /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
+  resources?: readonly ResourceDefinition[];
+  /** Resource templates (RFC 6570 URI templates). */
+  resourceTemplates?: readonly ResourceTemplateDefinition[];
+  /** Prompt templates, defined once (MCP prompts, MCP-lite HTTP `prompts`). */
+  prompts?: readonly PromptDefinition[];
+  /**
+   * The webtools (Webtools binding): named, versioned groups of actions with a config. Default: the whole
+   * catalog as one webtool named after the server.
+   */
+  webtools?: readonly WebtoolDefinition[];
+  /** Config handlers see (`ctx.config`) on bindings without one of their own. Default: the webtool's default. */
+  config?: Record<string, unknown>;
+  /** Per-caller rate limiting of tool calls on every binding (a store is required here; `createServer` adds one). */
+  rateLimit?: RateLimitOptions;
+}

@@ -1,0 +1,71 @@
+import type { Catalog } from './catalog.js';
+import { McpLiteError } from './errors.js';
+import type { Outcome } from './outcomes.js';
+import { MAX_REDEEM_WAIT_MS, type PromiseManager } from './promises/manager.js';
+
+/** Names of the system tools. */
+export const REDEEM_TOOL = 'redeem';
+export const CANCEL_TOOL = 'cancel';
+
+/** How a system tool is answered: by core itself, with its outcome and how long it took. */
+export type SystemCall = (
+  args: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
+
+/**
+ * Adds `redeem` and `cancel` (system tools: listed like the others, answered by the promise manager rather than a
+ * handler) to the catalog; returns how each is answered.
+ */
+export function addSystemTools(catalog: Catalog, promises: PromiseManager): Map<string, SystemCall> {
+  const calls = new Map<string, SystemCall>();
+  const tokenSchema = {
+    type: 'string',
+    description: 'The promise token received from a previous operation',
+  };
+  catalog.add(
+    {
+      name: REDEEM_TOOL,
+      '@type': 'system',
+      description:
+        'Redeem a promise token to get the result of a long-running operation. Returns the final result or a new promise.',
+      inputSchema: {
+        type: 'object',
+        required: ['promise'],
+        properties: {
+          promise: tokenSchema,
+          wait_ms: {
+            type: 'integer',
+            minimum: 0,
+            maximum: MAX_REDEEM_WAIT_MS,
+            description: 'Wait up to this long for the work to finish before answering with a fresh promise',
+          },
+        },
+      },
+      handler: unreachable,
+    },
+    true,
+  );
+  catalog.add(
+    {
+      name: CANCEL_TOOL,
+      '@type': 'system',
+      description: 'Cancel the long-running operation behind a promise token.',
+      inputSchema: { type: 'object', required: ['promise'], properties: { promise: tokenSchema } },
+      handler: unreachable,
+    },
+    true,
+  );
+  calls.set(REDEEM_TOOL, (args, signal) =>
+    promises.redeem(args.promise, typeof args.wait_ms === 'number' ? args.wait_ms : 0, signal),
+  );
+  calls.set(CANCEL_TOOL, async (args) => {
+    const r = await promises.cancel(args.promise);
+    return { outcome: { type: 'answer', result: { promise: args.promise, ...r } }, processingTimeMs: 0 };
+  });
+  return calls;
+}
+
+function unreachable(): never {
+  throw new McpLiteError('internal', 'System tools are answered by the server itself');
+}

@@ -1,0 +1,63 @@
+import { timingSafeEqual } from 'node:crypto';
+import { isLoopbackHost } from '../bindings/common/host-guard.js';
+import { McpLiteError } from '../core/errors.js';
+import type { NeutralRequest } from '../core/http.js';
+
+/** Who may use the inspector. It can call tools, so no other website may drive it (see docs/inspector.md). */
+export interface InspectorGuardOptions {
+  /** Host names accepted in the Host header (any port). Default: localhost, 127.0.0.1, [::1]. */
+  allowedHosts?: readonly string[];
+  /** Serve peers beyond loopback too. Default false: only 127.0.0.0/8 and ::1 get an answer. */
+  allowRemote?: boolean;
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** The header that carries the per-run token on every API request (a custom header also forces a preflight). */
+export const TOKEN_HEADER = 'x-mcplite-inspector';
+
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase();
+  const colon = host.indexOf(':');
+  return (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+}
+
+function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return isLoopbackHost(address.startsWith('::ffff:') ? address.slice(7) : address);
+}
+
+/**
+ * Checks a request against the inspector's rules: a loopback peer (unless remote use was allowed), an allowed
+ * Host (DNS rebinding: a foreign name resolving to 127.0.0.1 must not get the page and its token), an Origin equal
+ * to the page's own when a browser sends one, and no cross-site fetch metadata. Returns the refusal, if any.
+ */
+export function checkInspectorRequest(
+  request: NeutralRequest,
+  options: InspectorGuardOptions,
+): McpLiteError | undefined {
+  if (!options.allowRemote && !isLoopbackPeer(request.remoteAddress)) {
+    return new McpLiteError('forbidden', 'Forbidden: the inspector answers loopback clients only');
+  }
+  const host = request.headers.host;
+  if (!host || !(options.allowedHosts ?? LOOPBACK_NAMES).includes(hostName(host))) {
+    return new McpLiteError('forbidden', 'Forbidden: Host not allowed (DNS-rebinding protection)');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+    return new McpLiteError('forbidden', 'Forbidden: cross-origin requests are refused');
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return new McpLiteError('forbidden', 'Forbidden: cross-site requests are refused');
+  }
+  return undefined;
+}
+
+/** Whether an API request carries this run's token (compared in constant time). */
+export function hasToken(request: NeutralRequest, token: string): boolean {
+  const given = request.headers[TOKEN_HEADER];
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

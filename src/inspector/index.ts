@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { assertJsonBodyHeaders, parseJsonBody } from '../bindings/common/json-body.js';
+import { McpLiteError, toMcpLiteError } from '../core/errors.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+import { InspectorApi, type InspectorApiLimits, json } from './api.js';
+import { checkInspectorRequest, hasToken, type InspectorGuardOptions, TOKEN_HEADER } from './guard.js';
+import { pageAssets } from './static.js';
+import type { InspectorTarget } from './target.js';
+
+export type { Snippets } from './snippets.js';
+export {
+  type CallOptions,
+  type Exchange,
+  type InspectorOutcome,
+  type InspectorTarget,
+  type ProtocolError,
+  type RoundOptions,
+  TargetError,
+  type TargetReply,
+  type ToolListing,
+} from './target.js';
+export { createMcpLiteHttpTarget, type McpLiteHttpTargetOptions } from './targets/mcp-lite-http.js';
+export { fetchTransport, handlerTransport, type Transport } from './targets/transport.js';
+
+/** Options of the inspector's handler. */
+export interface InspectorOptions extends InspectorGuardOptions, InspectorApiLimits {
+  /** What the page inspects and calls. */
+  target: InspectorTarget;
+  /** Where the page lives. Default `/inspector/`. */
+  path?: string;
+  /** Largest API request body in bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * The base path of the server's MCP-lite HTTP binding, when the inspector is mounted on the server it inspects:
+   * copy-as snippets then name `http://<Host><basePath>`.
+   */
+  selfBasePath?: string;
+  /** Whether the target requires a bearer token the page must ask for (the server's own auth). */
+  requiresToken?: boolean;
+  /** The per-run token; default 128 random bits. Tests pass their own. */
+  token?: string;
+}
+
+/** A mounted inspector: its handler and its per-run token. */
+export interface Inspector {
+  /** Serves the page and its API under `path`; declines every other path. */
+  handler: NeutralHandler;
+  /** Where the page is mounted (with a trailing slash). */
+  path: string;
+  /** The per-run token the page sends with every API call (embedded in the page it serves). */
+  token: string;
+}
+
+// The page loads only its own files: no inline script, no other origin, no framing (clickjacking).
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/**
+ * Creates the web inspector: a page (catalog, forms from input schemas, raw exchanges, live partials, promises,
+ * elicitations, history, copy-as) and the small local API it talks to, which performs the calls through `target`.
+ * Every request must come from a loopback peer with an allowed Host and no foreign Origin; API requests also carry
+ * the per-run token, which only the page served from here knows. See docs/inspector.md.
+ */
+export function createInspector(options: InspectorOptions): Inspector {
+  const mount = withSlashes(options.path ?? '/inspector/');
+  const bare = mount.slice(0, -1);
+  const token = options.token ?? randomBytes(16).toString('base64url');
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  const api = new InspectorApi(options.target, options);
+  const assets = pageAssets();
+  const page = assets.get('index.html')!.body.replace('__INSPECTOR_TOKEN__', token);
+
+  const handler: NeutralHandler = (request) => {
+    if (request.path !== bare && !request.path.startsWith(mount)) return undefined;
+    return handle(request).catch((err) => {
+      const e = toMcpLiteError(err);
+      return json(STATUS[e.code] ?? 500, {
+        error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) },
+      });
+    });
+  };
+
+  async function handle(request: NeutralRequest): Promise<NeutralResponse> {
+    const refused = checkInspectorRequest(request, options);
+    if (refused) throw refused;
+    if (request.path === bare) return { status: 308, headers: { location: mount }, body: '' };
+    const rest = request.path.slice(mount.length);
+    if (rest.startsWith('api/')) return apiRoute(request, rest.slice(4));
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      throw new McpLiteError('method_not_allowed', 'Use GET');
+    }
+    if (rest === '') {
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...PAGE_HEADERS },
+        body: page,
+      };
+    }
+    const asset = rest.startsWith('assets/') ? assets.get(rest.slice(7)) : undefined;
+    if (!asset || rest.slice(7) === 'index.html')
+      throw new McpLiteError('method_not_found', `Not found: ${request.path}`);
+    return {
+      status: 200,
+      headers: { 'content-type': asset.type, 'cache-control': 'no-cache', ...PAGE_HEADERS },
+      body: asset.body,
+    };
+  }
+
+  async function apiRoute(request: NeutralRequest, route: string): Promise<NeutralResponse> {
+    if (!hasToken(request, token)) {
+      throw new McpLiteError('forbidden', `Forbidden: the ${TOKEN_HEADER} header is missing or wrong`);
+    }
+    if (route === 'info' || route === 'tools') {
+      if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
+      if (route === 'tools') return api.tools(request);
+      return json(200, {
+        binding: options.target.binding,
+        target: options.target.target ?? targetUrl(request),
+        requiresToken: options.requiresToken ?? false,
+      });
+    }
+    const action = POST_ROUTES[route];
+    if (!action) throw new McpLiteError('method_not_found', `Not found: ${request.path}`);
+    if (request.method !== 'POST') throw new McpLiteError('method_not_allowed', 'Use POST');
+    assertJsonBodyHeaders(request.headers);
+    const body = parseJsonBody(await request.readBody(maxBody));
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new McpLiteError('invalid_request', 'The body must be a JSON object');
+    }
+    const fields = body as Record<string, unknown>;
+    switch (action) {
+      case 'snippets':
+        return json(200, api.snippets(fields, options.target.target ?? targetUrl(request)));
+      case 'call':
+        return api.call(request, fields);
+      case 'answer':
+        return api.answer(request, fields);
+      case 'redeem':
+        return api.redeem(request, fields);
+      default:
+        return api.cancel(request, fields);
+    }
+  }
+
+  /** The inspected server's own URL as the browser reaches it (the Host was checked above). */
+  function targetUrl(request: NeutralRequest): string {
+    return `http://${request.headers.host}${options.selfBasePath ?? '/mcp-lite/v1/'}`;
+  }
+
+  return { handler, path: mount, token };
+}
+
+const POST_ROUTES: Readonly<Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel'>> = {
+  snippets: 'snippets',
+  call: 'call',
+  answer: 'answer',
+  redeem: 'redeem',
+  cancel: 'cancel',
+};
+
+const STATUS: Partial<Record<McpLiteError['code'], number>> = {
+  parse_error: 400,
+  invalid_request: 400,
+  invalid_params: 400,
+  forbidden: 403,
+  method_not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  resource_exhausted: 429,
+  cancelled: 499,
+};
+
+function withSlashes(path: string): string {
+  let p = path.startsWith('/') ? path : `/${path}`;
+  if (!p.endsWith('/')) p += '/';
+  return p;
+}

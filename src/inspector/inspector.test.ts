@@ -1,0 +1,463 @@
+/**
+ * The inspector's page and local API over real sockets: the page and its token, the guards that keep other
+ * websites from driving it, bounded state and hostile input, and the MCP-lite HTTP target against a live demo
+ * server over the network (what `mcplite inspect <url>` uses) and against servers that answer badly.
+ */
+import { createServer as createHttpServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverOptions, tools } from '../../examples/demo/index.js';
+import { listenNode, type NodeListening } from '../adapters/node.js';
+import { bearerAuth } from '../core/auth.js';
+import { createServer } from '../create-server.js';
+import { type RunningServer, serve } from '../serve.js';
+import { checkInspectorRequest } from './guard.js';
+import { createInspector, type Inspector, type InspectorTarget } from './index.js';
+import { inspectorTarget } from './targets/index.js';
+import { createMcpLiteHttpTarget } from './targets/mcp-lite-http.js';
+import { fetchTransport } from './targets/transport.js';
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with exactly these headers (node lets a test set Host, which fetch does not). */
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** The SSE events of a round, parsed. */
+function events(body: string): Array<{ event: string; data: any }> {
+  return body
+    .split('\n\n')
+    .filter((b) => b.trim())
+    .map((block) => {
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      return { event, data: data ? JSON.parse(data) : null };
+    });
+}
+
+describe('inspector API (inspecting a demo server over the network)', () => {
+  let demo: RunningServer;
+  let inspector: Inspector;
+  let listening: NodeListening;
+  let port: number;
+  const api = (token = inspector.token) => ({
+    'x-mcplite-inspector': token,
+    'content-type': 'application/json',
+  });
+  const post = (route: string, body: unknown, headers: Record<string, string> = api()) =>
+    send(port, 'POST', `/inspector/api/${route}`, headers, JSON.stringify(body));
+
+  beforeAll(async () => {
+    demo = await serve(createServer({ ...serverOptions, tools }), { port: 0 });
+    const base = `${demo.url}/mcp-lite/v1/`;
+    inspector = createInspector({
+      target: createMcpLiteHttpTarget({ transport: fetchTransport(base), target: base }),
+      maxBodyBytes: 4096,
+      maxInFlight: 2,
+      maxPendingElicitations: 1,
+    });
+    listening = await listenNode(inspector.handler, { port: 0 });
+    port = (listening.server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await listening?.close();
+    await demo?.close(500);
+  });
+
+  it('serves the page with its token, a strict CSP and no caching; redirects the bare path', async () => {
+    const page = await send(port, 'GET', '/inspector/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(`<meta name="mcplite-inspector-token" content="${inspector.token}">`);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['cache-control']).toBe('no-store');
+    const script = await send(port, 'GET', '/inspector/assets/app.js');
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect((await send(port, 'GET', '/inspector')).headers.location).toBe('/inspector/');
+    expect((await send(port, 'GET', '/elsewhere')).status).toBe(404);
+  });
+
+  it('refuses a foreign Host (DNS rebinding), a foreign Origin and cross-site fetches', async () => {
+    const rebound = await send(port, 'GET', '/inspector/', { host: 'attacker.example:80' });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).not.toContain(inspector.token);
+    const foreign = await send(port, 'GET', '/inspector/api/tools', {
+      ...api(),
+      origin: 'http://attacker.example',
+    });
+    expect(foreign.status).toBe(403);
+    const crossSite = await send(port, 'GET', '/inspector/api/tools', {
+      ...api(),
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(crossSite.status).toBe(403);
+    const same = await send(port, 'GET', '/inspector/api/tools', {
+      ...api(),
+      origin: `http://127.0.0.1:${port}`,
+    });
+    expect(same.status).toBe(200);
+  });
+
+  it('requires the per-run token on every API route', async () => {
+    expect((await send(port, 'GET', '/inspector/api/tools')).status).toBe(403);
+    expect((await send(port, 'GET', '/inspector/api/tools', api('wrong-token-of-any-length'))).status).toBe(
+      403,
+    );
+    const call = await post(
+      'call',
+      { tool: 'echo', arguments: { message: 'x' } },
+      { 'content-type': 'application/json' },
+    );
+    expect(call.status).toBe(403);
+  });
+
+  it('answers only loopback peers unless remote use is allowed', () => {
+    const from = (remoteAddress: string) => ({
+      method: 'GET',
+      path: '/inspector/',
+      headers: { host: 'localhost:1' },
+      readBody: async () => new Uint8Array(),
+      signal: new AbortController().signal,
+      remoteAddress,
+    });
+    expect(checkInspectorRequest(from('10.1.2.3'), {})?.code).toBe('forbidden');
+    expect(checkInspectorRequest(from('::ffff:127.0.0.1'), {})).toBeUndefined();
+    expect(checkInspectorRequest(from('10.1.2.3'), { allowRemote: true })).toBeUndefined();
+  });
+
+  it('lists the tools with the raw exchange', async () => {
+    const reply = await send(port, 'GET', '/inspector/api/tools', api());
+    const body = JSON.parse(reply.body);
+    expect(body.binding).toBe('mcp-lite-http');
+    expect(body.tools.map((t: { name: string }) => t.name)).toContain('search_documents');
+    expect(body.exchange.request).toMatchObject({ method: 'POST', endpoint: 'listtools' });
+    expect(body.exchange.response.status).toBe(200);
+  });
+
+  it('streams a call as request, partials and result', async () => {
+    const reply = await post('call', { tool: 'generate_report', arguments: { topic: 'security' } });
+    expect(reply.headers['content-type']).toBe('text/event-stream');
+    const all = events(reply.body);
+    expect(all[0]).toMatchObject({ event: 'request', data: { binding: 'mcp-lite-http' } });
+    expect(all.filter((e) => e.event === 'partial').length).toBeGreaterThan(2);
+    const result = all.at(-1)!;
+    expect(result.event).toBe('result');
+    expect(result.data.outcome.type).toBe('answer');
+    expect(result.data.meta.response_type).toBe('answer');
+    expect(result.data.exchange.response.events).toContain('event: done');
+  });
+
+  it('continues an elicitation it handed out, once, and bounds how many wait', async () => {
+    const first = events((await post('call', { tool: 'subscribe_digest', arguments: {} })).body).at(-1)!.data;
+    expect(first.outcome.type).toBe('elicitation');
+    expect(first.elicitationId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    // The bound is 1: the next elicitation is shown but cannot be answered here, and nothing was evicted.
+    const second = events((await post('call', { tool: 'subscribe_digest', arguments: {} })).body).at(
+      -1,
+    )!.data;
+    expect(second.elicitationId).toBeUndefined();
+    expect(second.elicitationRefused).toMatch(/at most 1/);
+    const values = { email: 'a@example.com', frequency: 'daily', category: 'security' };
+    const answered = events((await post('answer', { id: first.elicitationId, values })).body).at(-1)!.data;
+    expect(answered.outcome).toMatchObject({ type: 'answer', result: { subscribed: true } });
+    expect(answered.exchange.request.body.params.elicitation.answers).toEqual(values);
+    const again = await post('answer', { id: first.elicitationId, values });
+    expect(again.status).toBe(400);
+  });
+
+  it('redeems and cancels promises', async () => {
+    const call = events(
+      (
+        await post('call', {
+          tool: 'analyze_dataset',
+          arguments: { dataset_id: 'all', analysis_type: 'comprehensive' },
+        })
+      ).body,
+    );
+    const promise = call.at(-1)!.data.outcome;
+    expect(promise.type).toBe('promise');
+    const pending = events((await post('redeem', { token: promise.token })).body).at(-1)!.data;
+    expect(pending.outcome.type).toBe('promise');
+    const cancelled = events((await post('cancel', { token: promise.token })).body).at(-1)!.data;
+    expect(cancelled.outcome).toMatchObject({ type: 'answer', result: { cancelled: true } });
+    const unknown = events((await post('redeem', { token: 'prom_nope' })).body).at(-1)!.data;
+    expect(unknown.outcome).toMatchObject({ type: 'error', error: { code: -32602 } });
+  });
+
+  it('refuses more rounds at once than its bound with 429', async () => {
+    const slow = [
+      post('call', { tool: 'generate_report', arguments: { topic: 'security' } }),
+      post('call', { tool: 'generate_report', arguments: { topic: 'privacy' } }),
+    ];
+    await new Promise((r) => setTimeout(r, 100));
+    const third = await post('call', { tool: 'echo', arguments: { message: 'x' } });
+    expect(third.status).toBe(429);
+    expect(JSON.parse(third.body).error.code).toBe('resource_exhausted');
+    await Promise.all(slow);
+    expect((await post('call', { tool: 'echo', arguments: { message: 'x' } })).status).toBe(200);
+  });
+
+  it('answers hostile input with clear errors and carries on', async () => {
+    const cases: Array<[string, Promise<Reply>, number]> = [
+      [
+        'text/plain body',
+        send(port, 'POST', '/inspector/api/call', { ...api(), 'content-type': 'text/plain' }, '{}'),
+        415,
+      ],
+      ['oversized body', post('call', { tool: 'echo', arguments: { message: 'x'.repeat(10_000) } }), 413],
+      ['malformed JSON', send(port, 'POST', '/inspector/api/call', api(), '{"tool":'), 400],
+      [
+        'deep JSON',
+        send(port, 'POST', '/inspector/api/call', api(), `${'['.repeat(100)}${']'.repeat(100)}`),
+        400,
+      ],
+      ['array body', post('call', []), 400],
+      ['tool not a string', post('call', { tool: 42 }), 400],
+      ['arguments not an object', post('call', { tool: 'echo', arguments: [1] }), 400],
+      ['huge tool name', post('call', { tool: 'x'.repeat(300) }), 400],
+      ['bad waitMs', post('redeem', { token: 'prom_x', waitMs: -1 }), 400],
+      ['unknown elicitation', post('answer', { id: 'nope', values: {} }), 400],
+      ['unknown route', post('nothing', {}), 404],
+      ['GET on a POST route', send(port, 'GET', '/inspector/api/call', api()), 405],
+      ['POST on the page', send(port, 'POST', '/inspector/', api(), '{}'), 405],
+      ['path traversal', send(port, 'GET', '/inspector/assets/../../package.json'), 404],
+      ['not a page asset', send(port, 'GET', '/inspector/assets/index.ts'), 404],
+    ];
+    for (const [what, reply, status] of cases) {
+      const r = await reply;
+      expect(r.status, what).toBe(status);
+      expect(JSON.parse(r.body).error.message, what).toEqual(expect.any(String));
+    }
+    const unknownTool = events((await post('call', { tool: 'serch_documents', arguments: {} })).body).at(
+      -1,
+    )!.data;
+    expect(unknownTool.outcome.error).toMatchObject({
+      code: -32601,
+      data: { suggestion: expect.stringContaining('search_documents') },
+    });
+    expect((await send(port, 'GET', '/inspector/api/tools', api())).status).toBe(200);
+  });
+});
+
+describe('inspector API against servers that answer badly', () => {
+  let bad: Server;
+  let badBase: string;
+  const listeners: NodeListening[] = [];
+
+  beforeAll(async () => {
+    // A real server that speaks no MCP-lite: garbage, an endless body, a stream without a result.
+    bad = createHttpServer((req, res) => {
+      if (req.url?.endsWith('listtools')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('this is not json');
+      } else if (req.headers.accept?.includes('text/event-stream')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end('event: message\ndata: {"partial":1}\n\n');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: 'x'.repeat(5000) } }));
+      }
+    });
+    await new Promise<void>((r) => bad.listen(0, '127.0.0.1', r));
+    badBase = `http://127.0.0.1:${(bad.address() as AddressInfo).port}/mcp-lite/v1/`;
+  });
+
+  afterAll(async () => {
+    for (const l of listeners) await l.close();
+    await new Promise((r) => bad.close(r));
+  });
+
+  async function inspect(base: string, maxResponseBytes?: number) {
+    const inspector = createInspector({
+      target: createMcpLiteHttpTarget({
+        transport: fetchTransport(base),
+        target: base,
+        ...(maxResponseBytes ? { maxResponseBytes } : {}),
+      }),
+    });
+    const listening = await listenNode(inspector.handler, { port: 0 });
+    listeners.push(listening);
+    const port = (listening.server.address() as AddressInfo).port;
+    const headers = { 'x-mcplite-inspector': inspector.token, 'content-type': 'application/json' };
+    return {
+      tools: () => send(port, 'GET', '/inspector/api/tools', headers),
+      call: async (stream: boolean) =>
+        events(
+          (await send(port, 'POST', '/inspector/api/call', headers, JSON.stringify({ tool: 't', stream })))
+            .body,
+        ).at(-1)!.data,
+    };
+  }
+
+  it('reports a listing that is not JSON, a stream with no result and an oversized answer as errors', async () => {
+    const i = await inspect(badBase, 1000);
+    const tools = await i.tools();
+    expect(tools.status).toBe(502);
+    expect(JSON.parse(tools.body).exchange.response.body).toBe('this is not json');
+    expect((await i.call(true)).outcome.error.message).toMatch(/ended without a result/);
+    expect((await i.call(false)).outcome.error.message).toMatch(/larger than 1000 bytes/);
+  });
+
+  it('reports a server that is down', async () => {
+    const i = await inspect('http://127.0.0.1:1/mcp-lite/v1/');
+    const tools = JSON.parse((await i.tools()).body);
+    expect(tools.error.message).toMatch(/^Request failed/);
+    expect((await i.call(false)).outcome.error.code).toBe('transport');
+  });
+});
+
+describe.each(['grpc', 'mcp', 'stdio'] as const)(
+  'inspector API through the universal client (%s)',
+  (binding) => {
+    let demo: RunningServer;
+    let listening: NodeListening;
+    let port: number;
+    let token: string;
+    let inspected: InspectorTarget;
+    const post = async (route: string, body: unknown) =>
+      events(
+        (
+          await send(
+            port,
+            'POST',
+            `/inspector/api/${route}`,
+            { 'x-mcplite-inspector': token, 'content-type': 'application/json' },
+            JSON.stringify(body),
+          )
+        ).body,
+      );
+
+    beforeAll(async () => {
+      demo = await serve(createServer({ ...serverOptions, tools }), { port: 0, grpcPort: 0 });
+      const target =
+        binding === 'grpc'
+          ? `grpc://${demo.grpc!.address}`
+          : binding === 'mcp'
+            ? `${demo.url}/mcp`
+            : `${process.execPath} --import tsx ${fileURLToPath(new URL('../cli/main.ts', import.meta.url))} serve --demo --stdio`;
+      inspected = await inspectorTarget(target);
+      const inspector = createInspector({ target: inspected });
+      token = inspector.token;
+      listening = await listenNode(inspector.handler, { port: 0 });
+      port = (listening.server.address() as AddressInfo).port;
+    });
+
+    afterAll(async () => {
+      await listening?.close();
+      await inspected?.close();
+      await demo?.close(500);
+    });
+
+    it('lists, calls with partials, shows protocol errors, and continues an elicitation', async () => {
+      const listed = JSON.parse(
+        (await send(port, 'GET', '/inspector/api/tools', { 'x-mcplite-inspector': token })).body,
+      );
+      expect(listed.binding).toBe(binding);
+      expect(listed.tools.map((t: { name: string }) => t.name)).toContain('generate_report');
+
+      const streamed = await post('call', { tool: 'generate_report', arguments: { topic: 'security' } });
+      expect(streamed[0]!.data.request).toMatchObject({ via: 'mcplite/client', binding, operation: 'call' });
+      expect(streamed.filter((e) => e.event === 'partial').length).toBeGreaterThan(2);
+      expect(streamed.at(-1)!.data.outcome.type).toBe('answer');
+
+      const invalid = (await post('call', { tool: 'echo', arguments: { message: 'x', repeat: 20 } })).at(
+        -1,
+      )!.data;
+      expect(invalid.outcome.type).toBe('error');
+      expect(JSON.stringify(invalid.outcome.error)).toContain('repeat');
+
+      const asked = (
+        await post('call', { tool: 'subscribe_digest', arguments: { category: 'security' } })
+      ).at(-1)!.data;
+      expect(asked.outcome.type).toBe('elicitation');
+      const values = { email: 'b@example.com', frequency: 'weekly' };
+      const done = (await post('answer', { id: asked.elicitationId, values })).at(-1)!.data;
+      expect(done.outcome).toMatchObject({
+        type: 'answer',
+        result: { subscribed: true, email: 'b@example.com' },
+      });
+    });
+
+    it('shows a promise and redeems it', async () => {
+      const called = await post('call', {
+        tool: 'analyze_dataset',
+        arguments: { dataset_id: 'security', analysis_type: 'summary' },
+      });
+      const promise = called.at(-1)!.data.outcome;
+      expect(promise.type).toBe('promise');
+      expect(promise.token).toMatch(/prom_/);
+      let outcome = promise;
+      for (let i = 0; i < 20 && outcome.type === 'promise'; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        outcome = (await post('redeem', { token: promise.token })).at(-1)!.data.outcome;
+      }
+      expect(outcome).toMatchObject({ type: 'answer', result: { documents: expect.any(Number) } });
+    });
+  },
+);
+
+describe('inspector mounted on a server that requires a bearer token', () => {
+  let running: RunningServer;
+  let port: number;
+  let token: string;
+
+  beforeAll(async () => {
+    const server = createServer({ ...serverOptions, tools, authenticate: bearerAuth(['s3cret-token']) });
+    running = await serve(server, { port: 0, inspector: true });
+    port = (running.http.server.address() as AddressInfo).port;
+    token = /name="mcplite-inspector-token" content="([^"]+)"/.exec(
+      (await send(port, 'GET', '/inspector/')).body,
+    )![1]!;
+  });
+  afterAll(async () => {
+    await running?.close(500);
+  });
+
+  it('asks the page for a token and passes it to the binding, which checks it', async () => {
+    const headers = { 'x-mcplite-inspector': token, 'content-type': 'application/json' };
+    const info = JSON.parse((await send(port, 'GET', '/inspector/api/info', headers)).body);
+    expect(info).toMatchObject({ binding: 'mcp-lite-http', requiresToken: true });
+    const body = JSON.stringify({ tool: 'echo', arguments: { message: 'x' }, stream: false });
+    const refused = events((await send(port, 'POST', '/inspector/api/call', headers, body)).body).at(
+      -1,
+    )!.data;
+    expect(refused.outcome.error).toMatchObject({ code: -32002, status: 401 });
+    const wrong = { ...headers, authorization: 'Bearer nope' };
+    expect(
+      events((await send(port, 'POST', '/inspector/api/call', wrong, body)).body).at(-1)!.data.outcome.type,
+    ).toBe('error');
+    const right = { ...headers, authorization: 'Bearer s3cret-token' };
+    const answered = events((await send(port, 'POST', '/inspector/api/call', right, body)).body);
+    expect(answered.at(-1)!.data.outcome).toMatchObject({ type: 'answer', result: { message: 'x' } });
+    // The credential is never echoed in the exchange the page shows.
+    expect(JSON.stringify(answered)).not.toContain('s3cret-token');
+  });
+});

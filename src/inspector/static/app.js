@@ -1,0 +1,252 @@
+// @ts-check
+/** The inspector page: catalog, call form, live rounds, history, copy-as. */
+import { getJson, postJson, postRound, setBearer } from './api.js';
+import { clearErrors, el, markErrors, renderSchemaForm } from './form.js';
+import { promisePanel } from './promise.js';
+import { outcomePanel, pretty, rawResponse, renderMeta } from './render.js';
+
+/** @param {string} id */
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** @type {any[]} */
+let tools = [];
+/** @type {any} */
+let current;
+/** @type {() => Record<string, unknown>} */
+let readArgs = () => ({});
+/** @type {AbortController | undefined} */
+let running;
+/** @type {{ tool: string, args: Record<string, unknown>, outcome: string, at: string }[]} */
+const calls = JSON.parse(sessionStorage.getItem('mcplite-history') ?? '[]');
+const MAX_HISTORY = 50;
+
+async function start() {
+  // Both at once: the catalog does not wait for the header's details.
+  const listing = getJson('tools');
+  const info = await getJson('info');
+  $('target').textContent = info.body.target ?? '';
+  $('binding').textContent = info.body.binding ?? '';
+  if (info.body.requiresToken) $('auth').hidden = false;
+  $('auth').addEventListener('submit', (e) => {
+    e.preventDefault();
+    setBearer(/** @type {HTMLInputElement} */ ($('auth-token')).value);
+    void loadTools();
+  });
+  $('call-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void call(current.name, readArgs());
+  });
+  for (const button of document.querySelectorAll('[data-copy]')) {
+    button.addEventListener('click', () => void copy(button.getAttribute('data-copy') ?? 'cli'));
+  }
+  renderHistory();
+  await loadTools(listing);
+}
+
+/** @param {Promise<{status: number, body: any}>} [listing] a listing already asked for */
+async function loadTools(listing) {
+  const nav = $('catalog');
+  const { status, body } = await (listing ?? getJson('tools'));
+  if (status !== 200) {
+    nav.replaceChildren(el('h2', { text: 'Tools' }), outcomePanel({ type: 'error', error: body.error }));
+    return;
+  }
+  tools = body.tools;
+  // Grouped by `@type`, in first-seen order, tools without one last.
+  /** @type {Map<string, any[]>} */
+  const groups = new Map();
+  for (const t of tools) {
+    const type = t['@type'] ?? 'other';
+    groups.set(type, [...(groups.get(type) ?? []), t]);
+  }
+  nav.replaceChildren(el('h2', { text: `Tools (${tools.length})` }));
+  for (const [type, list] of groups) {
+    const items = list.map((t) => {
+      const button = el('button', { type: 'button', class: 'tool-link', 'data-tool': t.name, text: t.name });
+      if (t.description) button.title = t.description;
+      button.addEventListener('click', () => select(t.name));
+      return el('li', {}, [button]);
+    });
+    nav.append(
+      el('section', { class: 'group', 'data-type': type }, [
+        el('h3', { text: `@type ${type}` }),
+        el('ul', {}, items),
+      ]),
+    );
+  }
+  // For load-time measurements (the browser test logs it): the page is usable from here on.
+  performance.mark('mcplite-catalog');
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  if (wanted && tools.some((t) => t.name === wanted)) select(wanted);
+}
+
+/** @param {string} name @param {Record<string, unknown>} [args] */
+function select(name, args) {
+  current = tools.find((t) => t.name === name);
+  if (!current) return;
+  window.history.replaceState(null, '', `#${encodeURIComponent(name)}`);
+  for (const b of document.querySelectorAll('.tool-link'))
+    b.classList.toggle('selected', b.getAttribute('data-tool') === name);
+  $('empty').hidden = true;
+  $('tool-view').hidden = false;
+  $('tool-name').textContent = current.title ? `${current.title} (${name})` : name;
+  $('tool-description').textContent = current.description ?? '';
+  readArgs = renderSchemaForm(current.inputSchema ?? {}, $('fields'), args);
+  $('copy-text').hidden = true;
+  $('result').hidden = true;
+}
+
+/** Runs a call and shows it live. @param {string} tool @param {Record<string, unknown>} args */
+async function call(tool, args) {
+  clearErrors($('call-form'));
+  const stream = /** @type {HTMLInputElement} */ ($('stream')).checked;
+  const outcome = await round('call', { tool, arguments: args, stream }, true);
+  remember(tool, args, outcome?.type ?? 'error');
+}
+
+/**
+ * One round through the local API, shown as it happens; resolves with its outcome.
+ * @param {string} route @param {unknown} body @param {boolean} fresh whether it starts a new call (clears the view)
+ * @returns {Promise<any>}
+ */
+async function round(route, body, fresh) {
+  running?.abort();
+  const controller = new AbortController();
+  running = controller;
+  $('result').hidden = false;
+  if (fresh) {
+    $('partials').replaceChildren();
+    $('partials-title').hidden = true;
+  }
+  $('outcome').replaceChildren(el('p', { class: 'muted', text: 'Waiting for the server…' }));
+  $('raw-response').textContent = '(waiting…)';
+  $('answered-by').textContent = '';
+  /** @type {any} */
+  let outcome;
+  try {
+    await postRound(
+      route,
+      body,
+      (event, data) => {
+        if (controller !== running) return;
+        if (event === 'request') {
+          $('raw-request').textContent = pretty(data.request);
+        } else if (event === 'partial') {
+          const list = $('partials');
+          // Text partials often start with blank lines (paragraph breaks): shown trimmed, kept whole in the answer.
+          const text = typeof data.data === 'string' ? data.data.trim() : pretty(data.data);
+          list.append(el('li', { class: 'partial', text }));
+          $('partials-title').hidden = false;
+          list.scrollTop = list.scrollHeight;
+        } else if (event === 'result') {
+          outcome = data.outcome;
+          show(data);
+        }
+      },
+      controller.signal,
+    );
+  } catch (err) {
+    if (controller.signal.aborted) return undefined;
+    outcome = { type: 'error', error: { code: 'network', message: String(err) } };
+    show({ outcome, exchange: {} });
+  }
+  return outcome;
+}
+
+/** @param {any} data */
+function show(data) {
+  const { outcome } = data;
+  const panel = outcomePanel(outcome);
+  $('outcome').replaceChildren(panel);
+  renderMeta(/** @type {HTMLElement} */ ($('meta')), data.meta);
+  if (data.exchange?.request) $('raw-request').textContent = pretty(data.exchange.request);
+  // Bindings spoken through mcplite/client keep their wire inside the client: say whose view this is.
+  const viaClient = data.exchange?.request?.via === 'mcplite/client';
+  $('raw-request-title').textContent = viaClient ? 'Request (as the client was asked)' : 'Request';
+  $('raw-response-title').textContent = viaClient ? 'Response (the outcome the client returned)' : 'Response';
+  $('raw-response').textContent = rawResponse(data.exchange?.response);
+  $('answered-by').textContent = data.binding ? `answered by ${data.binding} in ${data.elapsedMs} ms` : '';
+  if (outcome?.type === 'error' && Array.isArray(outcome.error?.data?.errors)) {
+    markErrors($('call-form'), outcome.error.data.errors);
+  }
+  if (outcome?.type === 'promise') {
+    promisePanel(panel, outcome, {
+      redeem: () => void round('redeem', { token: outcome.token, waitMs: 5000 }, false),
+      cancel: () => void round('cancel', { token: outcome.token }, false),
+    });
+  }
+  if (outcome?.type === 'elicitation')
+    elicitationForm(panel, outcome, data.elicitationId, data.elicitationRefused);
+}
+
+/**
+ * @param {HTMLElement} panel @param {any} outcome @param {string | undefined} id
+ * @param {string | undefined} refused why it cannot be answered here
+ */
+function elicitationForm(panel, outcome, id, refused) {
+  if (!id) {
+    panel.append(el('p', { class: 'message', text: refused ?? 'This elicitation cannot be answered here.' }));
+    return;
+  }
+  const form = el('form', { id: 'elicitation-form', novalidate: '' });
+  const fields = el('div');
+  const read = renderSchemaForm(outcome.requestedSchema, fields);
+  form.append(
+    fields,
+    el('div', { class: 'actions' }, [el('button', { type: 'submit', class: 'primary', text: 'Send' })]),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void round('answer', { id, values: read() }, false).then((o) => {
+      if (o?.type === 'error' && Array.isArray(o.error?.data?.errors)) markErrors(form, o.error.data.errors);
+    });
+  });
+  panel.append(form);
+}
+
+/** @param {string} tool @param {Record<string, unknown>} args @param {string} outcome */
+function remember(tool, args, outcome) {
+  calls.unshift({ tool, args, outcome, at: new Date().toLocaleTimeString() });
+  calls.length = Math.min(calls.length, MAX_HISTORY);
+  sessionStorage.setItem('mcplite-history', JSON.stringify(calls));
+  renderHistory();
+}
+
+function renderHistory() {
+  $('history-list').replaceChildren(
+    ...calls.map((h) => {
+      const again = el('button', { type: 'button', class: 'rerun', text: 'Re-run' });
+      again.addEventListener('click', () => {
+        select(h.tool, h.args);
+        void call(h.tool, h.args);
+      });
+      const open = el('button', {
+        type: 'button',
+        class: 'link',
+        text: h.tool,
+        title: 'Open with these arguments',
+      });
+      open.addEventListener('click', () => select(h.tool, h.args));
+      return el('li', { class: `history-${h.outcome}` }, [
+        open,
+        el('span', { class: 'badge', text: h.outcome }),
+        el('small', { class: 'muted', text: ` ${h.at} ${JSON.stringify(h.args).slice(0, 60)}` }),
+        again,
+      ]);
+    }),
+  );
+}
+
+/** Shows (and copies) the current form's call as curl, a `mcplite call` line or client code. @param {string} kind */
+async function copy(kind) {
+  if (!current) return;
+  const { body } = await postJson('snippets', { tool: current.name, arguments: readArgs() });
+  const text =
+    body[kind] ?? body.error?.message ?? `no ${kind} form for a ${$('binding').textContent} target`;
+  const pre = $('copy-text');
+  pre.textContent = text;
+  pre.hidden = false;
+  navigator.clipboard?.writeText(text).catch(() => {});
+}
+
+void start();

@@ -1,0 +1,275 @@
+import { createParser } from 'eventsource-parser';
+import type { WireTool } from '../../core/tool.js';
+import {
+  type CallOptions,
+  type Exchange,
+  type InspectorOutcome,
+  type InspectorTarget,
+  type ProtocolError,
+  type RoundOptions,
+  TargetError,
+  type TargetReply,
+} from '../target.js';
+import { readText, type Transport } from './transport.js';
+
+/** Options of the MCP-lite HTTP target. */
+export interface McpLiteHttpTargetOptions {
+  /** How requests reach the binding: over the network (`fetchTransport`) or in process (`handlerTransport`). */
+  transport: Transport;
+  /** The base URL the user gave (for display and copy-as), or undefined for the server the inspector is on. */
+  target?: string;
+  /** Headers sent with every request (an `Authorization` given on the command line). */
+  headers?: Readonly<Record<string, string>>;
+  /** Largest response body read, in bytes. Default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Most bytes of a streamed (SSE) response kept for display; the rest is counted, not kept. Default 256 KiB. */
+  maxShownStreamBytes?: number;
+}
+
+/**
+ * The inspector's target for MCP-lite HTTP (docs/wire-format.md): `listtools`, and `calltools` with JSON-RPC
+ * `tools/call`, asked as SSE when the page wants partials. Each round returns the raw request and response.
+ */
+export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): InspectorTarget {
+  const { transport } = options;
+  const maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
+  const maxShown = options.maxShownStreamBytes ?? 256 * 1024;
+  let nextId = 1;
+
+  async function round(
+    endpoint: string,
+    body: unknown,
+    accept: string,
+    opts: RoundOptions,
+    onPartial?: (data: unknown) => void,
+  ): Promise<{ exchange: Exchange; result?: Record<string, unknown>; error?: ProtocolError }> {
+    const headers = { accept, ...options.headers, ...opts.headers };
+    const request = { method: 'POST', endpoint, headers: { ...redacted(headers) }, body };
+    opts.onRequest?.(request);
+    const exchange: Exchange = { request };
+    let raw: Awaited<ReturnType<Transport>>;
+    try {
+      raw = await transport(endpoint, JSON.stringify(body), {
+        headers,
+        signal: opts.signal,
+        remoteAddress: opts.remoteAddress,
+      });
+    } catch (err) {
+      const error = { code: 'transport', message: `Request failed: ${(err as Error).message}` };
+      exchange.response = { error: error.message };
+      return { exchange, error };
+    }
+    if (raw.contentType.startsWith('text/event-stream')) {
+      return { exchange, ...(await readStream(raw, exchange, onPartial)) };
+    }
+    let text: string;
+    try {
+      text = await readText(raw.body, maxBytes);
+    } catch (err) {
+      const error = { code: 'transport', message: (err as Error).message, status: raw.status };
+      exchange.response = { status: raw.status, error: error.message };
+      return { exchange, error };
+    }
+    const parsed = parseJson(text);
+    exchange.response = { status: raw.status, contentType: raw.contentType, body: parsed ?? text };
+    return { exchange, ...fromJson(parsed, raw.status) };
+  }
+
+  /** Reads an SSE answer: partials as they come, then `done` (the result) or `error`. */
+  async function readStream(
+    raw: Awaited<ReturnType<Transport>>,
+    exchange: Exchange,
+    onPartial: ((data: unknown) => void) | undefined,
+  ): Promise<{ result?: Record<string, unknown>; error?: ProtocolError }> {
+    let shown = '';
+    let omitted = 0;
+    let result: Record<string, unknown> | undefined;
+    let error: ProtocolError | undefined;
+    const parser = createParser({
+      onEvent: (message) => {
+        const data = parseJson(message.data);
+        const event = message.event ?? 'message';
+        if (event === 'message') onPartial?.((data as { partial?: unknown } | undefined)?.partial ?? data);
+        else if (event === 'done') result = asObject(data);
+        else if (event === 'error') error = asError(data, raw.status);
+      },
+    });
+    const decoder = new TextDecoder();
+    let size = 0;
+    try {
+      for await (const chunk of raw.body) {
+        const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+        size += text.length;
+        if (shown.length < maxShown) shown += text.slice(0, maxShown - shown.length);
+        else omitted += text.length;
+        parser.feed(text);
+        if (result || error) break;
+      }
+    } catch (err) {
+      error ??= { code: 'transport', message: `The stream broke: ${(err as Error).message}` };
+    }
+    exchange.response = {
+      status: raw.status,
+      contentType: raw.contentType,
+      events: shown + (omitted > 0 ? `\n… ${omitted} more characters not shown` : ''),
+    };
+    if (!result && !error) {
+      error = { code: 'transport', message: `The stream ended without a result (${size} characters read)` };
+    }
+    return { ...(result ? { result } : {}), ...(error ? { error } : {}) };
+  }
+
+  async function callRound(
+    name: string,
+    args: Record<string, unknown>,
+    opts: CallOptions,
+    elicitation?: { state: string; answers: unknown },
+  ): Promise<TargetReply> {
+    const body = {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name, arguments: args, ...(elicitation ? { elicitation } : {}) },
+    };
+    const accept = opts.onPartial ? 'text/event-stream, application/json' : 'application/json';
+    const { exchange, result, error } = await round('calltools', body, accept, opts, opts.onPartial);
+    if (error || !result) {
+      return {
+        outcome: { type: 'error', error: error ?? { code: 'transport', message: 'No result' } },
+        exchange,
+      };
+    }
+    const outcome = toOutcome(result);
+    const meta = asObject(result._meta);
+    const reply: TargetReply = { outcome, exchange, ...(meta ? { meta } : {}) };
+    const wire = asObject(result.elicitation);
+    if (outcome.type === 'elicitation' && typeof wire?.state === 'string') {
+      const state = wire.state;
+      reply.continue = (values, next = {}) => callRound(name, args, next, { state, answers: values });
+    }
+    return reply;
+  }
+
+  return {
+    binding: 'mcp-lite-http',
+    target: options.target,
+    async listTools(opts = {}) {
+      const { exchange, result, error } = await round('listtools', {}, 'application/json', opts);
+      const tools = (exchange.response as { body?: { tools?: unknown } } | undefined)?.body?.tools;
+      if (error || !Array.isArray(tools)) {
+        throw new TargetError(
+          error ?? { code: 'protocol', message: 'The listing has no "tools" array', data: result },
+          exchange,
+        );
+      }
+      return { tools: tools as WireTool[], exchange };
+    },
+    call: (name, args, opts = {}) => callRound(name, args, opts),
+    redeem: (token, opts = {}) =>
+      callRound('redeem', { promise: token, ...(opts.waitMs ? { wait_ms: opts.waitMs } : {}) }, opts),
+    cancel: (token, opts = {}) => callRound('cancel', { promise: token }, opts),
+    async close() {},
+  };
+}
+
+/** A JSON-RPC response (or a listing) as a result or a protocol error. */
+function fromJson(
+  body: unknown,
+  status: number,
+): { result?: Record<string, unknown>; error?: ProtocolError } {
+  const message = asObject(body);
+  if (!message) {
+    return {
+      error: { code: status >= 400 ? status : 'protocol', message: `HTTP ${status}: not JSON`, status },
+    };
+  }
+  if ('error' in message) return { error: asError(message.error, status) };
+  if ('result' in message) return { result: asObject(message.result) ?? {} };
+  if (status >= 400) return { error: { code: status, message: `HTTP ${status}`, status } };
+  // A listing (`{ tools }`) is not JSON-RPC: the caller reads it from the exchange.
+  return { result: message };
+}
+
+/** The typed outcome of an MCP-lite result object (`_meta.response_type` says which). */
+export function toOutcome(result: Record<string, unknown>): InspectorOutcome {
+  const meta = asObject(result._meta) ?? {};
+  switch (meta.response_type) {
+    case 'failure': {
+      const f = asObject(result.failure) ?? {};
+      return { type: 'failure', ...(f as object), message: String(f.message ?? '') };
+    }
+    case 'promise':
+      return {
+        type: 'promise',
+        token: String(meta.promise_token ?? ''),
+        ...(typeof meta.estimated_completion === 'string'
+          ? { estimatedCompletion: meta.estimated_completion }
+          : {}),
+      };
+    case 'elicitation': {
+      const e = asObject(result.elicitation) ?? {};
+      const requests = asObject(e.requests);
+      return {
+        type: 'elicitation',
+        message: String(e.message ?? ''),
+        requestedSchema: asObject(e.requested_schema) ?? { type: 'object' },
+        ...(requests
+          ? {
+              requests: Object.fromEntries(
+                Object.entries(requests).map(([k, v]) => {
+                  const r = asObject(v) ?? {};
+                  return [
+                    k,
+                    { message: String(r.message ?? ''), requestedSchema: asObject(r.requested_schema) ?? {} },
+                  ];
+                }),
+              ),
+            }
+          : {}),
+      };
+    }
+    case 'request-for-more-resource': {
+      const r = asObject(result.resource_request) ?? {};
+      return {
+        type: 'request-for-more-resource',
+        ...(r as object),
+        resource: String(r.resource ?? ''),
+        requested: Number(r.requested ?? 0),
+        message: String(r.message ?? ''),
+      };
+    }
+    default:
+      return { type: 'answer', result: result.content };
+  }
+}
+
+function asError(value: unknown, status: number): ProtocolError {
+  const e = asObject(value) ?? {};
+  return {
+    code: typeof e.code === 'number' || typeof e.code === 'string' ? e.code : 'protocol',
+    message: typeof e.message === 'string' ? e.message : 'Unknown error',
+    ...(e.data !== undefined ? { data: e.data } : {}),
+    ...(status >= 400 ? { status } : {}),
+  };
+}
+
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Headers as shown on the page: a credential is never echoed back, only that one was sent. */
+function redacted(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = k.toLowerCase() === 'authorization' ? 'Bearer …' : v;
+  return out;
+}

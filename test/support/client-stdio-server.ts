@@ -1,0 +1,10 @@
+/** The client fixture served over MCP stdio (`node --import tsx test/support/client-stdio-server.ts`). */
+import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { createServer } from '../../src/create-server.js';
+import { clientTools } from './client-fixture.js';
+
+const server = createServer({ name: 'client-fixture', version: '1.0.0', tools: clientTools });
+const stdio = serveStdio(server);
+await stdio.closed;
+await server.close();
+process.exit(0);
