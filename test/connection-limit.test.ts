@@ -72,12 +72,14 @@ describe('connection limit (node:http)', () => {
     }
     for (const s of sockets.splice(0)) s.destroy();
     let status: number | 'closed' = 'closed';
-    for (let i = 0; i < 50 && status !== 200; i++) {
+    // Closing 1,500 sockets takes the server a while when the machine is busy: wait for service by the clock.
+    const deadline = Date.now() + 15_000;
+    while (status !== 200 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
       status = await callPing(running.url);
     }
     expect(status).toBe(200);
-  }, 30_000);
+  }, 45_000);
 
   it('answers 503 (not a reset) to the first connections past the limit', async () => {
     running = await serve(createServer({ tools }), { port: 0, maxConnections: 20 });

@@ -239,11 +239,14 @@ describe.skipIf(missing !== undefined)('inspector in Chromium', () => {
     expect(await page.locator('[name="query"]').inputValue()).toBe('supply chain security');
     expect(await page.locator('#history-list li').count()).toBe(entries + 1);
     await page.getByRole('button', { name: 'Copy as curl' }).click();
+    // The snippet comes from the local API: wait for it rather than read the box at once.
+    await page.locator('#copy-text', { hasText: 'curl' }).waitFor();
     const curl = (await page.locator('#copy-text').textContent()) ?? '';
     expect(curl).toContain(`${running.url}/mcp-lite/v1/calltools`);
     const { stdout } = await promisify(execFile)('sh', ['-c', curl]);
     expect(JSON.parse(stdout).result._meta.response_type).toBe('answer');
     await page.getByRole('button', { name: 'Copy as mcplite call' }).click();
+    await page.locator('#copy-text', { hasText: 'mcplite call' }).waitFor();
     expect(await page.locator('#copy-text').textContent()).toContain('mcplite call http://127.0.0.1:');
   });
 
