@@ -250,6 +250,20 @@ describe('client over Webtools (the real binding, served by serve())', () => {
     });
   });
 
+  it('streams partials over SSE, then the outcome', async () => {
+    const events: unknown[] = [];
+    for await (const ev of client.stream('count', { n: 3 })) events.push(ev);
+    expect(events).toEqual([
+      ...[1, 2, 3].map((i) => ({ type: 'partial', value: { i } })),
+      expect.objectContaining({ type: 'answer', value: { total: 3 } }),
+    ]);
+    const partials: unknown[] = [];
+    await expect(
+      client.call('echo', { message: 5 }, { onPartial: (p) => partials.push(p) }),
+    ).rejects.toMatchObject({ code: 'invalid_params' });
+    expect(partials).toEqual([]);
+  });
+
   it('throws for an unknown action and for bad arguments', async () => {
     await expect(client.call('ecoh', {})).rejects.toBeInstanceOf(McpLiteError);
     await expect(client.call('echo', { message: 5 })).rejects.toMatchObject({ code: 'invalid_params' });

@@ -93,6 +93,7 @@ describe('rate limit on every binding', () => {
       id: 3,
       error: { code: -32029, data: { retryAfterMs: expect.any(Number) } },
     });
+    expect(Number(replies[2]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
   it('MCP-lite gRPC: RESOURCE_EXHAUSTED', async () => {

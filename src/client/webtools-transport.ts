@@ -1,5 +1,6 @@
 import { type ErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
+import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
 import { fromHttpStatus, isRecord, toClientError } from './wire-errors.js';
@@ -60,6 +61,47 @@ export function webtoolsTransport(
     }
   }
 
+  /**
+   * A POST whose partials reach `ctx.onPartial`: the SSE form of the wire (`message` events carry `{partial}`, then
+   * one `done` or `error` event carries the envelope). Answers the final envelope as `exchange` would; a stream that
+   * ends without one is the server's fault.
+   */
+  async function streamExchange(body: string, ctx: WireContext): Promise<{ status: number; body: unknown }> {
+    try {
+      const res = await fetch(base, {
+        method: 'POST',
+        body,
+        headers: {
+          ...headers,
+          accept: 'text/event-stream, application/json',
+          'content-type': 'application/json',
+        },
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+        const text = await res.text();
+        try {
+          return { status: res.status, body: JSON.parse(text) };
+        } catch {
+          throw fromHttpStatus(res.status, text);
+        }
+      }
+      for await (const ev of readSse(res.body)) {
+        if (ev.event === 'message') {
+          const data = JSON.parse(ev.data) as { partial?: unknown };
+          ctx.onPartial?.(data.partial);
+        } else if (ev.event === 'done' || ev.event === 'error') {
+          // The stream began as a 200, so an error envelope carries no status of its own: 4xx unless internal.
+          const envelope = JSON.parse(ev.data) as unknown;
+          return { status: ev.event === 'done' ? 200 : 400, body: envelope };
+        }
+      }
+      throw fromHttpStatus(502, 'the Webtools event stream ended without an outcome');
+    } catch (err) {
+      throw toClientError(err, ctx.signal);
+    }
+  }
+
   async function execute(
     action: string,
     request: Record<string, unknown>,
@@ -73,7 +115,9 @@ export function webtoolsTransport(
       ...(options.version ? { version: options.version } : {}),
       ...(elicitation ? { elicitation } : {}),
     };
-    const { status, body: reply } = await exchange({ method: 'POST', body: JSON.stringify(body) }, ctx);
+    const { status, body: reply } = ctx.onPartial
+      ? await streamExchange(JSON.stringify(body), ctx)
+      : await exchange({ method: 'POST', body: JSON.stringify(body) }, ctx);
     const r = isRecord(reply) ? reply : {};
     switch (r.status) {
       case 'ok':

@@ -30,9 +30,10 @@ export interface Exchange {
   request: ((method: string, params: Record<string, unknown>) => Promise<unknown>) | undefined;
   /**
    * Ends the request with its final message (a result or an error response) and the HTTP status it would have
-   * alone. Called once, by the JSON-RPC loop.
+   * alone, plus the headers that go with that status (`Retry-After` of a rate-limit refusal). Called once, by the
+   * JSON-RPC loop.
    */
-  finish(status: number, message: string): void;
+  finish(status: number, message: string, headers?: Record<string, string>): void;
   /**
    * Lets go of what the exchange holds for the connection (stdio: its signal's link), for a batch member, whose
    * answer goes into the batch rather than through `finish`. Called once, by the JSON-RPC loop.

@@ -71,13 +71,17 @@ export class HttpExchange implements Exchange {
   }
 
   /** Ends the request with its final message: the JSON answer, or the last event of its stream. */
-  finish(status: number, message: string): void {
+  finish(status: number, message: string, headers?: Record<string, string>): void {
     if (this.queue) {
       void this.send(message);
       this.queue.end();
       return;
     }
-    this.resolveResponse({ status, headers: JSON_HEADERS, body: message });
+    this.resolveResponse({
+      status,
+      headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+      body: message,
+    });
   }
 
   /** The first response given wins (the stream, when the request sent something before its result). */

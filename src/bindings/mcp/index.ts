@@ -152,7 +152,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     headers?: Record<string, string>,
   ): NeutralResponse {
     const reply = loop.errorReply(status, id, err, false);
-    return jsonHttpResponse(reply.status, reply.body as string, headers);
+    return jsonHttpResponse(reply.status, reply.body as string, { ...reply.headers, ...headers });
   }
 
   /**

@@ -3,6 +3,7 @@ import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js'
 import type { Logger } from '../../core/logger.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
+import { errorHeaders } from '../common/retry-after.js';
 import {
   errorMessage,
   idOf,
@@ -67,7 +68,7 @@ export interface Framing<I extends Inbound, X extends Exchange> {
 
 /** Where a request's final message goes: its exchange, or a batch's slot for it. */
 interface Sink {
-  finish(status: number, message: string): void;
+  finish(status: number, message: string, headers?: Record<string, string>): void;
 }
 
 /**
@@ -192,7 +193,11 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
   errorReply(status: number | undefined, id: JsonRpcId | undefined, err: unknown, stateless: boolean): Reply {
     const e = toMcpLiteError(err);
     if (e.code === 'internal') logInternal(this.log, e);
-    return new Reply(status ?? httpStatusOf(e, stateless), errorMessage(id, toMcpError(e, stateless)));
+    return new Reply(
+      status ?? httpStatusOf(e, stateless),
+      errorMessage(id, toMcpError(e, stateless)),
+      errorHeaders(e),
+    );
   }
 
   /** Runs a request on the engine and finishes `sink` with its result or error; synchronously when it can. */
@@ -201,9 +206,9 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
       slot === x || !x.release
         ? slot
         : {
-            finish: (status, message) => {
+            finish: (status, message, headers) => {
               x.release?.();
-              slot.finish(status, message);
+              slot.finish(status, message, headers);
             },
           };
     let result: MaybePromise<Record<string, unknown>>;
@@ -240,7 +245,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
 
   private finishWithError(sink: Sink, id: JsonRpcId, stateless: boolean, err: unknown): void {
     const reply = this.errorReply(undefined, id, err, stateless);
-    sink.finish(reply.status, reply.body as string);
+    sink.finish(reply.status, reply.body as string, reply.headers);
   }
 }
 
