@@ -3,7 +3,6 @@ import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js'
 import type { Logger } from '../../core/logger.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
-import { errorHeaders } from '../common/retry-after.js';
 import {
   errorMessage,
   idOf,
@@ -13,6 +12,7 @@ import {
   type JsonRpcRequest,
   validateRequest,
 } from '../common/jsonrpc.js';
+import { errorHeaders } from '../common/retry-after.js';
 import type { Initialized, McpEngine } from './engine.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
 import { BATCH_REVISIONS, checkStateless, DEFAULT_REVISION, isHandshakeRevision, META } from './revisions.js';
