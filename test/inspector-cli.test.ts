@@ -2,49 +2,17 @@
  * `mcplite inspect <target>` and `mcplite serve --inspector` as a user runs them: child processes from source
  * (through tsx), the URL line on stdout, the page and its API over HTTP, signals and exit codes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
 import { createServer, type RunningServer, serve } from '../src/index.js';
+import { type Cli, children, MAIN, run as runCli, runCommand } from './support/cli-process.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src/cli/main.ts');
-const children = new Set<ChildProcess>();
-
-interface Cli {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | NodeJS.Signals>;
-}
+// No token from the environment, and no display: the CLI must not try to open a browser here.
+const ENV = { MCPLITE_TOKEN: '', DISPLAY: '', WAYLAND_DISPLAY: '' };
 
 function run(args: string[]): Cli {
   // `sh -c …` runs a copied command line as it is; anything else is the CLI from source.
-  const [command, argv] =
-    args[0] === 'sh' ? ['sh', args.slice(1)] : [process.execPath, ['--import', 'tsx', MAIN, ...args]];
-  const child = spawn(command, argv, {
-    cwd: ROOT,
-    env: { ...process.env, MCPLITE_TOKENS: '', MCPLITE_TOKEN: '', DISPLAY: '', WAYLAND_DISPLAY: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    out += c;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
-    err += c;
-  });
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal!);
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exited };
+  return args[0] === 'sh' ? runCommand('sh', args.slice(1), ENV) : runCli(args, ENV);
 }
 
 async function lineMatching(cli: Cli, pattern: RegExp): Promise<RegExpExecArray> {

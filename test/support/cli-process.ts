@@ -33,7 +33,12 @@ export const children = new Set<ChildProcess>();
 
 /** Runs `mcplite <args>` from source. */
 export function run(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], env);
+}
+
+/** Runs any command from the repository's root, its output collected like the CLI's (e.g. a copied `sh -c` line). */
+export function runCommand(command: string, argv: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, MCPLITE_TOKENS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
