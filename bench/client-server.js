@@ -1,6 +1,8 @@
-// The server of the client benchmark: an `echo` tool served by mcplite from dist over MCP-lite HTTP, stateless MCP
-// and gRPC, in its own process; announces its HTTP URL and gRPC port on stdout.
-import { createServer, serve } from '../dist/src/index.js';
+// The server of the client benchmark: an `echo` tool served by mcplite from dist in its own process. By default
+// over MCP-lite HTTP, stateless MCP, Webtools (the whole catalog as the webtool "client-bench") and gRPC,
+// announcing its HTTP URL and gRPC port on stdout; with `--stdio`, over MCP on stdin/stdout instead (one
+// connection, the process ends when stdin does).
+import { createServer, serve, serveStdio } from '../dist/src/index.js';
 
 const echo = {
   name: 'echo',
@@ -8,6 +10,14 @@ const echo = {
   inputSchema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } },
   handler: ({ message }) => ({ message }),
 };
-const running = await serve(createServer({ name: 'client-bench', tools: [echo] }), { port: 0, grpcPort: 0 });
-console.log(`client bench listening ${running.url} ${running.grpc.port}`);
-process.on('SIGTERM', () => running.close(500).then(() => process.exit(0)));
+const server = createServer({ name: 'client-bench', tools: [echo] });
+if (process.argv.includes('--stdio')) {
+  const stdio = serveStdio(server);
+  await stdio.closed;
+  await server.close();
+  process.exit(0);
+} else {
+  const running = await serve(server, { port: 0, grpcPort: 0 });
+  console.log(`client bench listening ${running.url} ${running.grpc.port}`);
+  process.on('SIGTERM', () => running.close(500).then(() => process.exit(0)));
+}

@@ -16,7 +16,24 @@ const wait = {
     }),
 };
 
-const server = createServer({ tools: [wait], name: 'bench-promises', version: '0.0.0' });
+// Settles at once with a small answer: what a settled promise costs beyond its result.
+const quick = {
+  name: 'quick',
+  description: 'Answers at once, as promised work',
+  inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+  longRunning: { estimatedMs: 1 },
+  handler: (args) => ({ n: args.n ?? 0 }),
+};
+
+// One caller makes every promise here, and every one runs at once: lift the per-caller quota and the work
+// concurrency so that the section measures promises, not the bounds.
+const server = createServer({
+  tools: [wait, quick],
+  name: 'bench-promises',
+  version: '0.0.0',
+  maxPromisesPerCaller: 1_000_000,
+  maxConcurrentWork: 1_000_000,
+});
 const running = await serve(server, { port: 0 });
 
 process.on('message', (message) => {

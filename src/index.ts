@@ -51,9 +51,20 @@ export type {
 export type { JsonSchema, SchemaInput } from './core/schema.js';
 export { ToolServer } from './core/server.js';
 export type { ToolServerOptions } from './core/server-options.js';
+export type {
+  ResponseWaiter,
+  SessionDialect,
+  SessionEvent,
+  SessionMessage,
+  SessionRecord,
+  SessionStateStore,
+  SessionStoreOptions,
+  TaskResumeData,
+} from './core/session-state.js';
 export { defineTool, type ToolContext, type ToolDefinition, type ToolHandler } from './core/tool.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
 export { createServer, type ServerOptions } from './create-server.js';
 export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';
 export { MemoryPromiseStore, type MemoryPromiseStoreOptions } from './stores/memory.js';
 export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './stores/memory-rate-limit.js';
+export { MemorySessionStore } from './stores/memory-sessions.js';

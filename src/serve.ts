@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { type ListenOptions, listenNode, type NodeListening } from './adapters/node.js';
 import { composeHandlers } from './bindings/common/compose.js';
+import { Readiness } from './bindings/common/health.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
 import { createHttpBinding, type HttpBindingOptions, normaliseBase } from './bindings/http/index.js';
@@ -20,10 +21,12 @@ import {
 } from './bindings/ws/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
+import type { SessionStateStore } from './core/session-state.js';
 import type { InspectorOptions } from './inspector/index.js';
+import { followReadiness, type OpsOptions, opsHandlers } from './serve-ops.js';
 
 /** Options of `serve`: where to listen, the HTTP binding's options and the local-bind protection. */
-export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGuardOptions {
+export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGuardOptions, OpsOptions {
   /**
    * Check Host and Origin against the allowed lists (DNS-rebinding protection). Default: on when bound to a
    * loopback address, off otherwise.
@@ -56,6 +59,12 @@ export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGua
    * (engine options default to those of `mcp`), or `false` for none. Default on whenever `mcpPath` is.
    */
   legacySse?: LegacySseOptions | false;
+  /**
+   * Where the MCP sessions (Streamable HTTP and legacy HTTP+SSE), their event logs, server-request waiters and
+   * task-resume data live. Default: a memory store per binding. Replicas given stores over the same Redis
+   * (`RedisSessionStore`, same prefix) serve each other's sessions. `close` does not close it: its owner does.
+   */
+  sessionStore?: SessionStateStore;
   /** Where the Webtools binding lives (`<path><webtool>/`); `false` turns it off. Default `/webtools/`. */
   webtoolsPath?: string | false;
   /**
@@ -114,6 +123,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       : createMcpBinding(server, {
           maxBodyBytes: options.maxBodyBytes,
           ...options.mcp,
+          ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
           path: options.mcpPath ?? '/mcp',
         });
   const legacy: LegacySseHandler | undefined =
@@ -123,6 +133,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
           maxBodyBytes: options.maxBodyBytes,
           ...engineOptions(options.mcp),
           ...options.legacySse,
+          ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
         });
   const webtools =
     options.webtoolsPath === false
@@ -135,7 +146,11 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
           }),
         ];
   const httpBinding = createHttpBinding(server, options);
+  const readiness = new Readiness(options.readiness);
+  const ops = await opsHandlers(server, options, readiness);
   let handler = composeHandlers(
+    // First: cheap, and answered whatever the bindings' auth.
+    ...ops,
     httpBinding,
     ...webtools,
     ...(mcp ? [mcp] : []),
@@ -200,6 +215,8 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     }
   }
   let closing: Promise<void> | undefined;
+  const stopHealth =
+    grpc?.health && readiness.checked ? followReadiness(grpc, readiness, options.readinessPollMs) : undefined;
   return {
     http,
     url: http.url,
@@ -210,6 +227,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     close(graceMs = 10_000) {
       closing ??= (async () => {
         const deadline = Date.now() + graceMs;
+        stopHealth?.();
         const stopped = http.close();
         const grpcStopped = grpc?.close(graceMs);
         await server.drain(graceMs);

@@ -2,7 +2,7 @@
  * The framework adapters driven by each library's own mock model, making real calls to a live server over the
  * network: the AI SDK's MockLanguageModelV3 emits a tool call through generateText (and the tool set carries the
  * input schema to the model); LangChain's structured tools are invoked (directly and as a model's tool call)
- * and converted to an OpenAI function spec.
+ * and converted to an OpenAI function spec. On both: auto-redeem, elicitations, and abort propagation.
  */
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { generateText, stepCountIs } from 'ai';
@@ -137,6 +137,32 @@ describe('mcplite/langchain (@langchain/core)', () => {
         parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
       },
     });
+  });
+
+  it('redeems a promise by itself and answers elicitations through onElicitation', async () => {
+    const tools = await toLangChainTools(client, {
+      onElicitation: async (e) => (e.message.includes('email') ? { email: 'lc@example.com' } : undefined),
+    });
+    const byName = (name: string) => tools.find((t) => t.name === name)!;
+    // slow_job is long-running: the call answers a promise, which the adapter redeems before the model sees it.
+    expect(JSON.parse(await byName('slow_job').invoke({ ms: 150 }))).toEqual({ done: true, ms: 150 });
+    expect(JSON.parse(await byName('subscribe').invoke({ topic: 'lc' }))).toEqual({
+      subscribed: 'lc@example.com',
+      topic: 'lc',
+    });
+    // Without onElicitation, a tool that needs user input is a readable tool error.
+    const bare = await toLangChainTools(client, { include: ['subscribe'] });
+    await expect(bare[0]!.invoke({ topic: 'lc' })).rejects.toThrow(/needs user input/);
+  });
+
+  it("propagates LangChain's abort signal to the call (the promise is cancelled)", async () => {
+    const tools = await toLangChainTools(client, { include: ['slow_job'] });
+    const controller = new AbortController();
+    const call = tools[0]!.invoke({ ms: 60_000, id: 'lc-abort' }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    await expect(call).rejects.toThrow();
+    // The server-side work stops: the client cancelled the promise it was redeeming.
+    await expect.poll(() => aborted.has('lc-abort')).toBe(true);
   });
 
   it('reports a business failure as a tool error', async () => {

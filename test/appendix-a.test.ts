@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
+import { SEARCH_RESULTS_SCHEMA } from '../examples/demo/search-documents.js';
 import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
 import { callMessage, isIsoTime, post, readSse, rpc } from './support/mcp-lite-http.js';
 
@@ -64,11 +65,14 @@ describe('A.1 tool discovery', () => {
           },
         },
       });
+      // A.1's listing exactly, plus the output schema the tool declares (issue 11: every action's responseSchema
+      // is its tool's outputSchema).
       expect(byName.get('search_documents')).toEqual({
         name: 'search_documents',
         '@type': 'query',
         description: 'Search through available documents',
         inputSchema: SEARCH_SCHEMA,
+        outputSchema: SEARCH_RESULTS_SCHEMA,
         annotations: { readOnlyHint: true },
       });
       for (const tool of body.tools) {

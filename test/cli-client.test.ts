@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type RunningServer, serve, type ToolDefinition } from '../src/index.js';
 import { clientTools } from './support/client-fixture.js';
+import { freePort } from './support/free-port.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -121,6 +122,34 @@ describe('mcplite client commands through a pipe', { timeout: SLOW }, () => {
     const r = await cli('call', lite, 'slow_job', 'ms=60000', '--timeout', '300');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('mcplite: The call timed out\n');
+  });
+});
+
+describe('an unreachable server', { timeout: SLOW }, () => {
+  it('is one line naming the target and the cause, on every binding', async () => {
+    const port = await freePort();
+    const refused = `connect ECONNREFUSED 127.0.0.1:${port}`;
+    const targets = [
+      `http://127.0.0.1:${port}/mcp-lite/v1/`,
+      `http://127.0.0.1:${port}/mcp`,
+      `grpc://127.0.0.1:${port}`,
+      `http://127.0.0.1:${port}/webtools/documents/`,
+    ];
+    const runs = await Promise.all(targets.map((t) => cli('call', t, 'echo', 'message=x')));
+    runs.forEach((r, i) => {
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`mcplite: cannot reach ${targets[i]}: ${refused}\n`);
+    });
+    const unknownHost = await cli('tools', 'http://no-such-host.invalid/mcp-lite/v1/');
+    expect(unknownHost.code).toBe(1);
+    expect(unknownHost.stderr).toMatch(
+      /^mcplite: cannot reach http:\/\/no-such-host\.invalid\/mcp-lite\/v1\/: getaddrinfo (ENOTFOUND|EAI_AGAIN) no-such-host\.invalid\n$/,
+    );
+    const noCommand = await cli('tools', 'no-such-command-for-mcplite --stdio');
+    expect(noCommand.stderr).toBe(
+      'mcplite: cannot reach no-such-command-for-mcplite --stdio: spawn no-such-command-for-mcplite ENOENT\n',
+    );
   });
 });
 

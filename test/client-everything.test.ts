@@ -2,34 +2,9 @@
  * The client against a real third-party MCP server installed from npm, `@modelcontextprotocol/server-everything`
  * (built on the official SDK, handshake revisions only), over stdio and over Streamable HTTP.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, connect, type Outcome } from '../src/client/index.js';
-import { freePort } from './support/free-port.js';
-
-const require = createRequire(import.meta.url);
-/** The server's entry point, run with this Node. */
-export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-
-/** Starts server-everything over Streamable HTTP on a free port; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('listening')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${log}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
-}
+import { EVERYTHING, startEverythingHttp } from './support/everything.js';
 
 const targets: Array<{ name: string; open: () => Promise<{ client: Client; stop?: () => Promise<void> }> }> =
   [
@@ -42,15 +17,9 @@ const targets: Array<{ name: string; open: () => Promise<{ client: Client; stop?
     {
       name: 'Streamable HTTP',
       open: async () => {
-        const { url, child } = await startEverythingHttp();
+        const { url, stop } = await startEverythingHttp();
         const client = await connect(url);
-        return {
-          client,
-          stop: async () => {
-            child.kill();
-            await once(child, 'exit');
-          },
-        };
+        return { client, stop };
       },
     },
   ];

@@ -14,6 +14,7 @@ import {
 } from '../src/client/index.js';
 import { createServer, type RunningServer, serve } from '../src/index.js';
 import { aborted, clientTools } from './support/client-fixture.js';
+import { freePort } from './support/free-port.js';
 
 let running: RunningServer;
 const STDIO = `${process.execPath} --import tsx ${fileURLToPath(new URL('./support/client-stdio-server.ts', import.meta.url))}`;
@@ -198,6 +199,28 @@ describe('connect', () => {
     expect(client.binding).toBe('grpc');
     expect(await client.call('echo', { message: 'g' })).toMatchObject({ type: 'answer' });
     await client.close();
+  });
+
+  it('names the unreachable target and the cause', async () => {
+    const port = await freePort();
+    for (const target of [`http://127.0.0.1:${port}/mcp-lite/v1/`, `grpc://127.0.0.1:${port}`]) {
+      const client = await connect(target);
+      const err = await client.call('echo', { message: 'x' }).catch((e) => e);
+      await client.close();
+      expect(err).toBeInstanceOf(McpLiteError);
+      expect(err.code).toBe('unavailable');
+      expect(err.message).toBe(`Cannot reach ${target}: connect ECONNREFUSED 127.0.0.1:${port}`);
+      expect(err.data).toEqual({
+        reason: 'unreachable',
+        target,
+        cause: `connect ECONNREFUSED 127.0.0.1:${port}`,
+      });
+    }
+    // MCP connects at once (it asks the server which revision it speaks): connect itself fails.
+    const err = await connect(`http://127.0.0.1:${port}/mcp`).catch((e) => e);
+    expect(err.message).toBe(
+      `Cannot reach http://127.0.0.1:${port}/mcp: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
   });
 
   it('reports an unreachable server as unavailable', async () => {

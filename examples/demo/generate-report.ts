@@ -68,6 +68,9 @@ function sections(topic: string): string[] {
   return out;
 }
 
+/** What generate_report answers: the whole text (MCP lists it wrapped as `{ result }`, as it sends the answer). */
+export const REPORT_SCHEMA = { type: 'string', description: 'The whole report as text' };
+
 /**
  * Streams a report built from the documents that match `topic` (spec A.4): each section is a partial (an SSE
  * `message` event), and the final answer is the whole text.
@@ -83,6 +86,7 @@ export const generateReport = defineTool<ReportArgs>({
       topic: { type: 'string', minLength: 1, maxLength: 200, description: 'What the report is about' },
     },
   },
+  outputSchema: REPORT_SCHEMA,
   annotations: { readOnlyHint: true },
   handler: async function* ({ topic }: ReportArgs, ctx: ToolContext) {
     let text = '';

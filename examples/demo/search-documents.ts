@@ -7,9 +7,31 @@ export interface SearchArgs {
   limit: number;
 }
 
+/** The fields of one hit, with or without its score. */
+export const HIT_PROPERTIES = {
+  document_id: { type: 'string' },
+  title: { type: 'string' },
+  excerpt: {
+    type: 'string',
+    description: 'The best matching sentence, cut to about excerptLength characters',
+  },
+};
+
+/** What search_documents answers: ranked hits, with their score unless `includeScores` is false. */
+export const SEARCH_RESULTS_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['document_id', 'title', 'excerpt'],
+    additionalProperties: false,
+    properties: { ...HIT_PROPERTIES, score: { type: 'number', minimum: 0 } },
+  },
+};
+
 /**
  * Ranked full-text search (spec A.1/A.2). The answer is the array of hits itself, so the HTTP result is
- * `{ content: [...], _meta }` exactly as in A.2.
+ * `{ content: [...], _meta }` exactly as in A.2. The listing is A.1's plus the output schema (an array: MCP lists
+ * it wrapped as `{ result }`, as it sends the answer).
  */
 export const searchDocuments = defineTool<SearchArgs>({
   name: 'search_documents',
@@ -25,6 +47,7 @@ export const searchDocuments = defineTool<SearchArgs>({
       limit: { type: 'integer', default: 10, minimum: 1, maximum: 100 },
     },
   },
+  outputSchema: SEARCH_RESULTS_SCHEMA,
   annotations: { readOnlyHint: true },
   handler: search,
 });

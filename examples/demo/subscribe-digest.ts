@@ -18,9 +18,9 @@ const FIELDS: Record<Field, Record<string, unknown>> = {
 };
 
 /**
- * What subscribe_digest answers once it has everything. Declared on the `documents` webtool's action
- * (examples/demo/webtool.ts) rather than on the tool: the MCP binding's elicitation fallback carries no
- * structuredContent, which MCP clients refuse from a tool that declares an output schema.
+ * What subscribe_digest answers once it has everything: the tool's outputSchema (and so the `documents` webtool
+ * action's responseSchema). Over MCP, a client that can be asked gets `elicitation/create` (or `input_required`)
+ * and then this object as structuredContent.
  */
 export const SUBSCRIPTION_SCHEMA = {
   type: 'object',
@@ -53,6 +53,7 @@ export const subscribeDigest = defineTool<SubscribeArgs>({
       frequency: FIELDS.frequency,
     },
   },
+  outputSchema: SUBSCRIPTION_SCHEMA,
   handler: (args, ctx) => {
     // The second round: the first round's arguments come back in the signed context, the rest in the answers.
     const given: SubscribeArgs = {

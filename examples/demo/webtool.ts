@@ -4,31 +4,13 @@
  * `includeScores` setting; 1.0.0 keeps its own search action (no scores) and a narrower config.
  */
 import type { ToolDefinition, WebtoolDefinition } from '../../src/index.js';
-import { ANALYSIS_SCHEMA, analyzeDataset } from './analyze-dataset.js';
-import { generateReport } from './generate-report.js';
-import { DEFAULT_EXCERPT_LENGTH, type SearchArgs, searchDocuments } from './search-documents.js';
+import {
+  DEFAULT_EXCERPT_LENGTH,
+  HIT_PROPERTIES,
+  type SearchArgs,
+  searchDocuments,
+} from './search-documents.js';
 import { excerpt, index } from './search-index.js';
-import { SUBSCRIPTION_SCHEMA, subscribeDigest } from './subscribe-digest.js';
-
-const HIT = {
-  document_id: { type: 'string' },
-  title: { type: 'string' },
-  excerpt: {
-    type: 'string',
-    description: 'The best matching sentence, cut to about excerptLength characters',
-  },
-};
-
-/** What search_documents answers in 1.1.0: ranked hits, with their score unless `includeScores` is false. */
-export const SEARCH_RESULTS_SCHEMA = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['document_id', 'title', 'excerpt'],
-    additionalProperties: false,
-    properties: { ...HIT, score: { type: 'number', minimum: 0 } },
-  },
-};
 
 /** What search_documents answered in 1.0.0: hits without scores. */
 export const SEARCH_RESULTS_V1_SCHEMA = {
@@ -37,7 +19,7 @@ export const SEARCH_RESULTS_V1_SCHEMA = {
     type: 'object',
     required: ['document_id', 'title', 'excerpt'],
     additionalProperties: false,
-    properties: HIT,
+    properties: HIT_PROPERTIES,
   },
 };
 
@@ -48,16 +30,9 @@ const EXCERPT_LENGTH = {
   examples: [120],
 };
 
-// The catalog's search_documents keeps spec A.1's listing exactly (no outputSchema), and MCP clients refuse
-// non-object results, promises and elicitations from tools with an output schema: these actions are the same
-// tools with their response schemas declared.
-const searchAction: ToolDefinition<SearchArgs> = { ...searchDocuments, outputSchema: SEARCH_RESULTS_SCHEMA };
-const analyzeAction: ToolDefinition = { ...analyzeDataset, outputSchema: ANALYSIS_SCHEMA };
-const subscribeAction: ToolDefinition = { ...subscribeDigest, outputSchema: SUBSCRIPTION_SCHEMA };
-const reportAction: ToolDefinition = {
-  ...generateReport,
-  outputSchema: { type: 'string', description: 'The whole report as text' },
-};
+// Every tool of the latest version declares its outputSchema on the tool itself, so each action is named and its
+// responseSchema is the tool's. Only a pinned older version that answered differently keeps a definition (and so
+// a response schema) of its own: 1.0.0's search_documents.
 
 /** 1.0.0's search: the same ranking, no scores, its own response schema. */
 const searchV1: ToolDefinition<SearchArgs> = {
@@ -80,7 +55,14 @@ export const documentsWebtool: WebtoolDefinition = {
   name: 'documents',
   description: 'Search, read, analyse and report on a collection of a few hundred documents',
   version: '1.1.0',
-  actions: [searchAction, 'get_document', analyzeAction, reportAction, 'export_documents', subscribeAction],
+  actions: [
+    'search_documents',
+    'get_document',
+    'analyze_dataset',
+    'generate_report',
+    'export_documents',
+    'subscribe_digest',
+  ],
   configSchema: {
     type: 'object',
     additionalProperties: false,
@@ -94,7 +76,7 @@ export const documentsWebtool: WebtoolDefinition = {
     {
       version: '1.0.0',
       description: 'Search, read and analyse a collection of documents',
-      actions: [searchV1, 'get_document', analyzeAction, reportAction],
+      actions: [searchV1, 'get_document', 'analyze_dataset', 'generate_report'],
       configSchema: {
         type: 'object',
         additionalProperties: false,

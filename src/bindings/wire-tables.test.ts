@@ -6,6 +6,7 @@
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { DRAFT_INVALID_PARAMS, DRAFT_JSON_RPC_CODE, draftError } from './draft-dialect/wire.js';
 import { GRPC_STATUS, toGrpcError } from './grpc/wire.js';
 import {
   HTTP_STATUS as LITE_HTTP_STATUS,
@@ -37,6 +38,19 @@ const TABLES: Array<[string, Readonly<Record<ErrorCode, number>>, (n: number) =>
   ['MCP HTTP statuses (handshake)', MCP_HTTP_STATUS, isErrorStatus],
   ['MCP HTTP statuses (stateless)', STATELESS_HTTP_STATUS, isErrorStatus],
   ['gRPC statuses', GRPC_STATUS, (n) => Object.values(status).includes(n) && n !== status.OK],
+  [
+    'Webtools statuses',
+    Object.fromEntries(Object.entries(WEBTOOLS_ERRORS).map(([c, e]) => [c, e.status])) as Record<
+      ErrorCode,
+      number
+    >,
+    (n) => n >= 400 && n <= 599,
+  ],
+  [
+    'draft-dialect JSON-RPC codes',
+    DRAFT_JSON_RPC_CODE,
+    (n) => isJsonRpcCode(n) || n === DRAFT_INVALID_PARAMS,
+  ],
 ];
 
 describe.each(TABLES)('%s', (_name, table, valid) => {
@@ -63,10 +77,13 @@ describe('Webtools codes and statuses', () => {
     expect(WEBTOOLS_ERRORS.parse_error).toEqual({ code: 'SCHEMA_ERROR', status: 400 });
     expect(WEBTOOLS_ERRORS.rate_limited).toEqual({ code: 'RATE_LIMIT', status: 429 });
     expect(WEBTOOLS_ERRORS.internal).toEqual({ code: 'INTERNAL_ERROR', status: 500 });
-    const notFound = new McpLiteError('method_not_found', 'x', { reason: 'webtool_not_found' });
+    // WEBTOOL_NOT_FOUND and CONFIG_ERROR are codes of their own, chosen by the error's code (never its data).
+    const notFound = new McpLiteError('webtool_not_found', 'x');
     expect(webtoolsErrorOf(notFound)).toEqual({ code: 'WEBTOOL_NOT_FOUND', status: 404 });
-    const config = new McpLiteError('invalid_params', 'x', { reason: 'config' });
+    const config = new McpLiteError('config_invalid', 'x');
     expect(webtoolsErrorOf(config)).toEqual({ code: 'CONFIG_ERROR', status: 400 });
+    const reasonOnly = new McpLiteError('method_not_found', 'x', { reason: 'webtool_not_found' });
+    expect(webtoolsErrorOf(reasonOnly)).toEqual(WEBTOOLS_ERRORS.method_not_found);
   });
 
   it.each([...ERROR_CODES])(
@@ -100,9 +117,41 @@ describe.each([...ERROR_CODES])('an McpLiteError with code %s', (code) => {
     expect(grpc.code).toBe(GRPC_STATUS[code]);
     expect(grpc.details).toBe(code === 'internal' ? 'Internal error' : err.message);
   });
+
+  it('reads on Webtools as its table says', () => {
+    expect(webtoolsErrorOf(err)).toEqual(WEBTOOLS_ERRORS[code]);
+  });
+
+  it('reads for a draft-dialect client as its table says (rewritten from the MCP error)', () => {
+    expect(draftError({ ...toMcpError(err, false) }).code).toBe(DRAFT_JSON_RPC_CODE[code]);
+  });
 });
 
 describe('the tables agree where the issue says they must', () => {
+  it('gives one draft code to codes MCP answers alike (the dialect sees only the number)', () => {
+    for (const a of ERROR_CODES) {
+      for (const b of ERROR_CODES) {
+        if (MCP_JSON_RPC_CODE[a] === MCP_JSON_RPC_CODE[b]) {
+          expect(DRAFT_JSON_RPC_CODE[a], `${a} / ${b}`).toBe(DRAFT_JSON_RPC_CODE[b]);
+        }
+      }
+    }
+    expect(DRAFT_JSON_RPC_CODE.invalid_params).toBe(DRAFT_INVALID_PARAMS);
+  });
+
+  it('answers the codes that refine invalid_params and method_not_found as those do, except on Webtools', () => {
+    for (const code of ['prompt_not_found', 'task_not_found', 'config_invalid'] as const) {
+      expect(MCP_JSON_RPC_CODE[code]).toBe(MCP_JSON_RPC_CODE.invalid_params);
+      expect(LITE_JSON_RPC_CODE[code]).toBe(LITE_JSON_RPC_CODE.invalid_params);
+      expect(MESSAGE_HTTP_STATUS[code]).toBe(MESSAGE_HTTP_STATUS.invalid_params);
+      expect(MCP_HTTP_STATUS[code]).toBe(MCP_HTTP_STATUS.invalid_params);
+    }
+    expect(LITE_JSON_RPC_CODE.webtool_not_found).toBe(LITE_JSON_RPC_CODE.tool_not_found);
+    expect(MCP_JSON_RPC_CODE.webtool_not_found).toBe(MCP_JSON_RPC_CODE.tool_not_found);
+    expect(WEBTOOLS_ERRORS.webtool_not_found).toEqual({ code: 'WEBTOOL_NOT_FOUND', status: 404 });
+    expect(WEBTOOLS_ERRORS.config_invalid).toEqual({ code: 'CONFIG_ERROR', status: 400 });
+  });
+
   it('answers unavailable and resource_exhausted alike on MCP-lite HTTP and /mcp', () => {
     for (const code of ['unavailable', 'resource_exhausted'] as const) {
       expect(MESSAGE_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);

@@ -301,6 +301,12 @@ function unknownTool(name: string, names: string[]): CliError {
 function toCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
   if (err instanceof McpLiteError) {
+    // A server that could not be reached: where, and why, in one line.
+    if (err.data?.reason === 'unreachable' && typeof err.data.cause === 'string')
+      return new CliError(
+        `cannot reach ${String(err.data.target ?? 'the server')}: ${err.data.cause}`,
+        EXIT.error,
+      );
     const suggestion = typeof err.data?.suggestion === 'string' ? ` ${err.data.suggestion}` : '';
     const message = err.data?.reason === 'lock_mismatch' ? err.message : (err.message.split('\n')[0] ?? '');
     return new CliError(

@@ -9,6 +9,7 @@ import { registerInspect } from './inspect-command.js';
 import { packageInfo } from './locate.js';
 import { registerProxy } from './proxy-command.js';
 import { registerServe } from './serve-command.js';
+import { registerWorker } from './worker-command.js';
 
 const program = new Command('mcplite')
   .description('Define LLM tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and MCP')
@@ -16,6 +17,7 @@ const program = new Command('mcplite')
   // Errors come back here instead of exiting inside commander, so that every failure gets one exit policy.
   .exitOverride();
 registerServe(program);
+registerWorker(program);
 registerClientCommands(program);
 registerProxy(program);
 registerInspect(program);

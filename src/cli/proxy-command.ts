@@ -32,7 +32,7 @@ export function registerProxy(program: Command): void {
   program
     .command('proxy')
     .description(
-      'serve an existing MCP server (command line or URL) over MCP-lite HTTP, gRPC and stateless MCP',
+      'serve an existing MCP server (command line or URL) over MCP-lite HTTP, gRPC, stateless MCP and Webtools',
     )
     .argument('<target>', 'the upstream: an MCP server command line, an MCP URL, or any mcplite target')
     .option('--port <n>', 'HTTP port (0 picks a free one)', integer(0, 65535), 3000)
@@ -62,7 +62,9 @@ export function registerProxy(program: Command): void {
           stderr: 'inherit',
         });
       } catch (err) {
-        throw new CliError(`cannot reach ${target}: ${(err as Error).message}`, 1);
+        const e = err as McpLiteError;
+        const cause = e.data?.reason === 'unreachable' ? e.data.cause : undefined;
+        throw new CliError(`cannot reach ${target}: ${typeof cause === 'string' ? cause : e.message}`, 1);
       }
       let tools: Awaited<ReturnType<typeof gatewayTools>>;
       try {
@@ -94,6 +96,7 @@ export function registerProxy(program: Command): void {
           url: `${running.url}${normaliseBase(o.base)}`,
           mcp: `${running.url}/mcp`,
           grpc: running.grpc ? `${o.host}:${running.grpc.port}` : undefined,
+          webtools: server.webtools.names().map((name) => `${running.url}/webtools/${name}/`),
           tools: tools.map((t) => t.name),
         },
         'proxy listening',

@@ -3,11 +3,14 @@ import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { ListenError, type RunningServer, serve } from '../serve.js';
+import { MemoryPromiseStore } from '../stores/memory.js';
+import { clusterRole } from './cluster.js';
 import { CliError } from './errors.js';
 import { loadToolModule, nearestPackage } from './load-module.js';
 import { demoModulePath } from './locate.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
+import { redisStateFor } from './redis-state.js';
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
@@ -30,6 +33,17 @@ export interface ServeFlags {
   rateLimit?: number;
   inspector?: boolean;
   inspectorHost?: string[];
+  /** `--redis <url>` and the flags that go with it (redis-state.ts). */
+  redis?: string;
+  redisPrefix?: string;
+  worker?: boolean;
+  concurrency?: number;
+  maxPromisesPerCaller?: number;
+  maxConcurrentWork?: number;
+  /** `--cluster <n>`: n worker processes sharing the ports (cluster.ts); needs `--redis`. */
+  cluster?: number;
+  /** `--metrics`: serve Prometheus metrics at /metrics. */
+  metrics?: boolean;
 }
 
 /** Adds `serve [module]` to the program. */
@@ -95,6 +109,31 @@ export function registerServe(program: Command): void {
       ).argParser(integer(1)),
     )
     .option('--grpc-host <addr>', 'address the gRPC listener binds (default: --host)')
+    .option(
+      '--redis <url>',
+      'keep all state in Redis (promises, MCP sessions, rate limits) and run long work on its queue, so that any ' +
+        'number of replicas serve alike; needs MCPLITE_SECRET (docs/deploy.md)',
+    )
+    .option('--redis-prefix <prefix>', 'prefix of every Redis key, to share one Redis (default mcplite:)')
+    .option('--no-worker', 'with --redis: work no queued jobs here (a pure front; run `mcplite worker`)')
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        'with --redis: most queued jobs this process works at once (default 16)',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--max-promises-per-caller <n>',
+        'most unexpired promises one caller (token, else address) may hold (default 1000)',
+      ).argParser(integer(1)),
+    )
+    .addOption(
+      new Option(
+        '--max-concurrent-work <n>',
+        'without --redis: most promised calls running at once, the rest wait (default 64)',
+      ).argParser(integer(1)),
+    )
     .addOption(
       new Option(
         '--token <token>',
@@ -102,6 +141,13 @@ export function registerServe(program: Command): void {
       ).argParser(repeatable),
     )
     .option('--inspector', 'also serve the web inspector at /inspector/ (loopback clients only)')
+    .option('--metrics', 'serve Prometheus metrics at /metrics (no token needed: keep the port private)')
+    .addOption(
+      new Option(
+        '--cluster <n>',
+        'run n worker processes sharing the ports (node:cluster), restarted if they die; needs --redis',
+      ).argParser(integer(1, 256)),
+    )
     .option(
       '--inspector-host <name...>',
       'let clients beyond loopback use the inspector, under these Host names (it can call every tool)',
@@ -117,7 +163,18 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const spec = flags.demo ? demoModulePath() : module;
   if (!spec) throw new CliError('Nothing to serve: give a tool module (mcplite serve ./tools.js) or --demo');
   const logger = createLogger(flags.logLevel);
+  // --cluster: the primary supervises workers and never gets past this; each worker goes on to serve.
+  await clusterRole(flags, logger);
   const loaded = await loadToolModule(spec);
+  const metrics = flags.metrics
+    ? (await import('../metrics.js')).createMetrics({
+        queueStats: () => server.queueStats(),
+        cluster: flags.cluster !== undefined,
+      })
+    : undefined;
+  const state = flags.redis
+    ? await redisStateFor({ ...flags, redis: flags.redis }, logger, flags.worker !== false)
+    : undefined;
   const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
   // A module that names itself (serverOptions) wins; else its package.json does, so clients see a real version.
   const own =
@@ -131,9 +188,29 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       logger,
       ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
       ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
-      ...(flags.rateLimit !== undefined ? { rateLimit: flags.rateLimit } : {}),
+      ...(flags.rateLimit !== undefined
+        ? {
+            rateLimit: {
+              requestsPerSecond: flags.rateLimit,
+              ...(state ? { store: state.rateLimitStore } : {}),
+            },
+          }
+        : {}),
+      ...(state ? { promiseStore: state.promiseStore, workQueue: state.workQueue } : {}),
+      ...(flags.maxPromisesPerCaller !== undefined
+        ? { maxPromisesPerCaller: flags.maxPromisesPerCaller }
+        : {}),
+      ...(flags.maxConcurrentWork !== undefined ? { maxConcurrentWork: flags.maxConcurrentWork } : {}),
       // Replicas behind one load balancer must share the key that signs elicitation states.
       ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
+      ...(metrics ? { onCallEnd: metrics.observer } : {}),
+      ...(metrics && loaded.serverOptions.promiseStore !== false
+        ? {
+            promiseStore: metrics.instrumentStore(
+              state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore(),
+            ),
+          }
+        : {}),
     });
   } catch (err) {
     throw new CliError(`Invalid tools in ${loaded.path}: ${(err as Error).message}`, 2, { cause: err });
@@ -160,6 +237,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       ...(flags.grpcHost !== undefined ? { grpcHost: flags.grpcHost } : {}),
       ...(flags.maxConnections !== undefined ? { maxConnections: flags.maxConnections } : {}),
       ...(flags.inspector || flags.inspectorHost ? { inspector: inspectorOptions(flags) } : {}),
+      ...(state ? { readiness: state.readiness, sessionStore: state.sessionStore } : {}),
+      ...(metrics ? { metrics: { metrics } } : {}),
     });
   } catch (err) {
     await server.close();

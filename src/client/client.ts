@@ -14,7 +14,7 @@ import type {
   PartialEvent,
   ToolInfo,
 } from './types.js';
-import { abortError, toClientError } from './wire-errors.js';
+import { abortError, locate, toClientError } from './wire-errors.js';
 
 /** How long one server-side redeem wait lasts (the servers cap `wait_ms` at 30 s). */
 const REDEEM_WAIT_MS = 10_000;
@@ -23,6 +23,14 @@ const MIN_DELAY_MS = 50;
 const MAX_DELAY_MS = 5_000;
 /** How long cancelling a promise the caller gave up on may take. */
 const CANCEL_MS = 2_000;
+/** How old a lock check may be before a call lists the catalog again (`lockRecheckMs`). */
+const LOCK_RECHECK_MS = 1_000;
+
+/** One lock's last check of the server's catalog: the tools a call may reach, and when it was made. */
+interface LockCheck {
+  names: Promise<Set<string>>;
+  at: number;
+}
 
 /** One client, one API, whatever the wire: see docs/client.md. */
 export interface Client {
@@ -55,7 +63,9 @@ export interface Client {
  * forces one. With `lock`, a server whose locked tools changed is refused here.
  */
 export async function connect(target: string, options: ConnectOptions = {}): Promise<Client> {
-  const transport = await openTransport(target, options);
+  const transport = await openTransport(target, options).catch((err: unknown) => {
+    throw locate(toClientError(err), target);
+  });
   const client = new ToolClient(target, transport, options);
   if (options.lock !== undefined) {
     try {
@@ -70,7 +80,7 @@ export async function connect(target: string, options: ConnectOptions = {}): Pro
 
 class ToolClient implements Client {
   readonly binding: Binding;
-  private readonly locks = new Map<Lockfile | string, Promise<Set<string>>>();
+  private readonly locks = new Map<Lockfile | string, LockCheck>();
 
   constructor(
     readonly target: string,
@@ -78,14 +88,20 @@ class ToolClient implements Client {
     private readonly options: ConnectOptions,
   ) {
     this.binding = transport.binding;
+    // The server says its catalog changed: every lock is checked again before the next call.
+    transport.onToolsChanged?.(() => this.locks.clear());
   }
 
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolInfo[]> {
-    const tools = await this.transport.listTools(options);
-    if (this.options.lock === undefined) return tools;
-    const lock = await this.loadLock(this.options.lock);
-    const { visible, changes } = checkLock(lock, tools);
-    if (changes.length > 0) throw lockMismatch(changes);
+    const at = Date.now();
+    const tools = await this.transport.listTools(options).catch((err: unknown) => {
+      throw locate(toClientError(err, options.signal), this.target);
+    });
+    const lock = this.options.lock;
+    if (lock === undefined) return tools;
+    const visible = this.checkCatalog(lock, tools);
+    // A fresh listing is a fresh check: calls under the client's lock rely on it until it ages.
+    this.remember(lock, visible, at);
     return visible;
   }
 
@@ -98,7 +114,7 @@ class ToolClient implements Client {
       const outcome = await this.transport.call(name, args, ctx);
       return await this.settle(outcome, options, ctx, started);
     } catch (err) {
-      throw toClientError(err, ctx.signal);
+      throw locate(toClientError(err, ctx.signal), this.target);
     }
   }
 
@@ -145,13 +161,13 @@ class ToolClient implements Client {
       if (options.redeem === false) return this.wrap(await this.transport.redeem(token, 0, ctx), options);
       return await this.settle({ type: 'promise', token }, options, ctx, started);
     } catch (err) {
-      throw toClientError(err, ctx.signal);
+      throw locate(toClientError(err, ctx.signal), this.target);
     }
   }
 
   async cancel(token: string, options: { signal?: AbortSignal } = {}): Promise<CancelResult> {
     return this.transport.cancel(token, options).catch((err) => {
-      throw toClientError(err, options.signal);
+      throw locate(toClientError(err, options.signal), this.target);
     });
   }
 
@@ -242,23 +258,39 @@ class ToolClient implements Client {
     return typeof lock === 'string' ? readLockfile(lock) : Promise.resolve(lock);
   }
 
-  /** A call under a lock: the catalog is checked once per lock and client; tools outside the lock are unknown. */
+  /** The locked tools of `tools` (as served), or the lock mismatch naming each changed tool. */
+  private async checkCatalog(lock: Lockfile | string, tools: readonly ToolInfo[]): Promise<ToolInfo[]> {
+    const { visible, changes } = checkLock(await this.loadLock(lock), tools);
+    if (changes.length > 0) throw lockMismatch(changes);
+    return visible;
+  }
+
+  /** Keeps a check for the calls that follow; a failed one is forgotten, so the next call checks again. */
+  private remember(lock: Lockfile | string, visible: Promise<ToolInfo[]>, at: number): LockCheck {
+    const names = visible.then((tools) => new Set(tools.map((t) => t.name)));
+    const check = { names, at };
+    this.locks.set(lock, check);
+    names.catch(() => {
+      if (this.locks.get(lock) === check) this.locks.delete(lock);
+    });
+    return check;
+  }
+
+  /**
+   * A call under a lock: the catalog is checked again when the last check is older than `lockRecheckMs` (or the
+   * server said its tools changed), so a server that changes a tool mid-session is refused within that time;
+   * concurrent calls share one listing. Tools outside the lock are unknown.
+   */
   private async checkLocked(lock: Lockfile | string, name: string, signal?: AbortSignal): Promise<void> {
-    let names = this.locks.get(lock);
-    if (!names) {
-      names = (async () => {
-        const file = await this.loadLock(lock);
-        const { visible, changes } = checkLock(
-          file,
-          await this.transport.listTools(signal ? { signal } : {}),
-        );
-        if (changes.length > 0) throw lockMismatch(changes);
-        return new Set(visible.map((t) => t.name));
-      })();
-      this.locks.set(lock, names);
-      names.catch(() => this.locks.delete(lock));
+    const maxAge = this.options.lockRecheckMs ?? LOCK_RECHECK_MS;
+    let check = this.locks.get(lock);
+    if (!check || Date.now() - check.at > maxAge || maxAge <= 0) {
+      const at = Date.now();
+      // Not bound to this call's signal: other calls may share the listing; each waits under its own signal.
+      const visible = this.transport.listTools({}).then((tools) => this.checkCatalog(lock, tools));
+      check = this.remember(lock, visible, at);
     }
-    const allowed = await names;
+    const allowed = await untilAborted(check.names, signal);
     if (!allowed.has(name) && name !== 'redeem' && name !== 'cancel') {
       const suggestion = closestName(name, [...allowed]);
       throw new McpLiteError('tool_not_found', `Tool not found: ${name} (not in the lockfile)`, {
@@ -290,6 +322,26 @@ function withDefaults(outcome: WireOutcome & { type: 'elicitation' }, values: Re
     if (out[name] !== undefined) out[name] = fill(request.requestedSchema, out[name]);
   }
   return out;
+}
+
+/** `promise`, or the signal's reason once it aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -34,7 +34,7 @@ export async function openTransport(target: string, options: ConnectOptions): Pr
     case 'grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
       const { grpcTransport } = await import('./grpc-transport.js');
-      return grpcTransport(url, headers);
+      return grpcTransport(url, headers, options.grpcRootCerts);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');

@@ -17,7 +17,7 @@ import { cancelResult } from './http-transport.js';
 import { fromLiteResult, type LiteMeta, toToolInfo } from './lite-result.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
-import { abortError } from './wire-errors.js';
+import { abortError, unreachableError } from './wire-errors.js';
 
 interface WireResponse {
   result?: StructObject;
@@ -71,9 +71,14 @@ const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
 
 /**
  * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
- * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots.
+ * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
+ * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given.
  */
-export function grpcTransport(target: URL, headers: Record<string, string>): Transport {
+export function grpcTransport(
+  target: URL,
+  headers: Record<string, string>,
+  rootCerts?: string | Buffer,
+): Transport {
   const { service } = loadMcpLiteProto();
   const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
     address: string,
@@ -82,7 +87,9 @@ export function grpcTransport(target: URL, headers: Record<string, string>): Tra
   const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
   const stub = new Ctor(
     `${target.hostname}:${port}`,
-    target.protocol === 'grpcs:' ? credentials.createSsl() : credentials.createInsecure(),
+    target.protocol === 'grpcs:'
+      ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
+      : credentials.createInsecure(),
   );
   const metadata = (): Metadata => {
     const md = new Metadata();
@@ -191,7 +198,24 @@ function fromServiceError(err: ServiceError): McpLiteError {
   const reason = details?.reason.toLowerCase() as ErrorCode | undefined;
   const code: ErrorCode = reason && isErrorCode(reason) ? reason : (BY_STATUS[err.code] ?? 'internal');
   const message = err.details || err.message;
+  // grpc-js's own UNAVAILABLE (no status details from a server): the server could not be reached.
+  const unreachable = err.code === status.UNAVAILABLE && !details ? unreachableCause(message) : undefined;
+  if (unreachable !== undefined) return unreachableError(unreachable, undefined, err);
   return new McpLiteError(code, message, { ...(details?.data ?? {}), grpc_status: err.code });
+}
+
+/**
+ * The cause in grpc-js's "No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.
+ * Resolution note: …" (or a failed name resolution), as one line.
+ */
+function unreachableCause(message: string): string | undefined {
+  const last =
+    /^No connection established\. Last error: (?:\w*Error: )?([\s\S]*?)\.?(?:\s+Resolution note:[\s\S]*)?$/.exec(
+      message,
+    );
+  if (last) return last[1]!.split('\n')[0]!.trim();
+  if (/^(Name resolution failed|DNS resolution failed)/.test(message)) return message.split('\n')[0]!.trim();
+  return undefined;
 }
 
 const CODES = new Set<string>(ERROR_CODES);

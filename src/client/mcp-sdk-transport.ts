@@ -1,7 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../core/schema.js';
 import { cancelResult } from './http-transport.js';
 import { toToolInfo } from './lite-result.js';
@@ -48,6 +52,10 @@ export async function mcpSdkTransport(
         else resolve({ action: 'decline' } as never);
       }),
   );
+  const toolsChanged = new Set<() => void>();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    for (const listener of toolsChanged) listener();
+  });
   const transport =
     'url' in endpoint
       ? new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers } })
@@ -180,8 +188,12 @@ export async function mcpSdkTransport(
     async cancel(token, ctx) {
       return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
     },
+    onToolsChanged(listener) {
+      toolsChanged.add(listener);
+    },
     async close() {
       waiters.length = 0;
+      toolsChanged.clear();
       await client.close();
     },
   };

@@ -49,4 +49,9 @@ export interface Transport {
   redeem(token: string, waitMs: number, ctx: WireContext): Promise<WireOutcome>;
   cancel(token: string, ctx: WireContext): Promise<CancelResult>;
   close(): Promise<void>;
+  /**
+   * Where the wire tells of catalog changes (MCP `notifications/tools/list_changed`): calls `listener` on each,
+   * so a lock is checked again before the next call.
+   */
+  onToolsChanged?(listener: () => void): void;
 }

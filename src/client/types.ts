@@ -81,7 +81,10 @@ export interface ResourceRequestOutcome {
   meta?: OutcomeMeta;
 }
 
-/** Every outcome a call can end in (DESIGN section 2). Protocol errors are thrown as `McpLiteError`. */
+/**
+ * Every outcome a call can end in (docs/architecture.md, "The outcome model"). Protocol errors are thrown as
+ * `McpLiteError`.
+ */
 export type Outcome =
   | AnswerOutcome
   | FailureOutcome
@@ -160,6 +163,12 @@ export interface ConnectOptions {
   token?: string;
   /** A lockfile (object, or path to one): a server whose pinned tools changed is refused. */
   lock?: Lockfile | string;
+  /**
+   * With a lock: how old (ms) a check of the server's catalog may be before a call checks it again. Every
+   * `listTools()` checks, and an MCP server's `tools/list_changed` notification makes the next call check.
+   * Default 1000; 0 checks before every call (one listing per call).
+   */
+  lockRecheckMs?: number;
   /** Default per-call timeout in milliseconds (a call's own `timeout` wins). Default: none. */
   timeout?: number;
   /** The name and version the client gives MCP servers. */
@@ -171,6 +180,11 @@ export interface ConnectOptions {
   cwd?: string;
   /** stdio: what to do with the child's stderr. Default `inherit`. */
   stderr?: 'inherit' | 'ignore' | 'pipe';
+  /**
+   * `grpcs://`: the certificates (PEM) to trust instead of the system's roots, e.g. a private CA or a server's
+   * self-signed certificate.
+   */
+  grpcRootCerts?: string | Buffer;
   /** Webtools: the environment's config sent with every execution. */
   config?: Record<string, unknown>;
   /** Webtools: pin a published version. */

@@ -191,7 +191,10 @@ export function webtoolsTransport(
         name: String(a.name ?? ''),
         description: typeof a.description === 'string' ? a.description : '',
         inputSchema: (isRecord(a.requestSchema) ? a.requestSchema : { type: 'object' }) as JsonSchema,
-        ...(isRecord(a.responseSchema) ? { outputSchema: a.responseSchema as JsonSchema } : {}),
+        // `{}` is what the binding sends for a tool without an output schema: no schema, as on the other wires.
+        ...(isRecord(a.responseSchema) && Object.keys(a.responseSchema).length > 0
+          ? { outputSchema: a.responseSchema as JsonSchema }
+          : {}),
         ...(typeof a['@type'] === 'string' ? { '@type': a['@type'] } : {}),
       }));
     },

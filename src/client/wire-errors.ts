@@ -74,10 +74,72 @@ export function abortError(signal: AbortSignal | undefined, extra?: Record<strin
     : new McpLiteError('cancelled', 'The call was cancelled', extra);
 }
 
+/** Error codes of a server that could not be reached (connect, resolve, spawn). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ENOENT',
+  'EACCES',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/**
+ * Why a server could not be reached, as one line (`connect ECONNREFUSED 127.0.0.1:3000`, `getaddrinfo ENOTFOUND
+ * example.invalid`, `self-signed certificate`), or undefined when `err` is not a failure to reach it: fetch's
+ * "fetch failed" is read through its cause, and an error with a connection error code stands for itself.
+ */
+export function unreachableCause(err: unknown): string | undefined {
+  const e = err as { message?: unknown; code?: unknown; cause?: unknown } | undefined;
+  if (err instanceof TypeError && e?.message === 'fetch failed')
+    return describeCause(e.cause) ?? 'fetch failed';
+  if (typeof e?.code === 'string' && UNREACHABLE_CODES.has(e.code)) return describeCause(err);
+  return undefined;
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (!(cause instanceof Error)) return cause === undefined ? undefined : String(cause);
+  const errors = (cause as { errors?: unknown }).errors;
+  const message =
+    cause.message ||
+    (Array.isArray(errors) ? [...new Set(errors.map((e) => (e as Error)?.message))].join('; ') : '');
+  const code = (cause as { code?: unknown }).code;
+  return (message || (typeof code === 'string' ? code : cause.name)).split('\n')[0]!.trim();
+}
+
+/**
+ * The error for a server that could not be reached: `unavailable`, data `{ reason: "unreachable", cause }` and,
+ * once the client adds it, the `target`.
+ */
+export function unreachableError(cause: string, target?: string, err?: unknown): McpLiteError {
+  return new McpLiteError(
+    'unavailable',
+    `Cannot reach ${target ?? 'the server'}: ${cause}`,
+    { reason: 'unreachable', cause, ...(target !== undefined ? { target } : {}) },
+    err === undefined ? undefined : { cause: err },
+  );
+}
+
+/** An error for `target`: an unreachable server's error names it (other errors are returned as they are). */
+export function locate(err: McpLiteError, target: string): McpLiteError {
+  const data = err.data;
+  if (data?.reason !== 'unreachable' || data.target !== undefined || typeof data.cause !== 'string')
+    return err;
+  return unreachableError(data.cause, target, err.cause ?? err);
+}
+
 /** Any error of a wire exchange as an McpLiteError (network errors become `unavailable`). */
 export function toClientError(err: unknown, signal?: AbortSignal): McpLiteError {
   if (err instanceof McpLiteError) return err;
   if (signal?.aborted) return abortError(signal);
+  const unreachable = unreachableCause(err);
+  if (unreachable !== undefined) return unreachableError(unreachable, undefined, err);
   const message = err instanceof Error ? err.message : String(err);
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
   return new McpLiteError(

@@ -26,6 +26,8 @@ export interface CallRequest {
   onPartial?: (data: unknown) => void | Promise<void>;
   /** The binding's request id, for logs. */
   requestId?: string | number;
+  /** Which binding the call came through (`http`, `grpc`, `mcp`, `webtools`, `ws`, ...), for metrics. */
+  binding?: string;
   /** The config for `ctx.config`, already merged and checked (Webtools). Default: `webtools.configFor(name)`. */
   config?: Readonly<Record<string, unknown>>;
   /** The tool to run instead of the catalog's `name`: a pinned webtool version's own action. */

@@ -4,8 +4,10 @@ import type { Logger } from './logger.js';
  * The closed set of protocol error codes, the one list they are defined in: the `ErrorCode` type is read from it.
  * Each binding owns pure `Record<ErrorCode, …>` tables in its `wire.ts` that map these to its wire (JSON-RPC code,
  * HTTP status, gRPC status), so adding a code here fails the build until every table maps it; core never speaks
- * a wire format. The last six are MCP's own (its transports and revisions), mapped by the other wires to the
- * nearest thing they have.
+ * a wire format. `resource_not_found` … `unsupported_version` are MCP's own (its transports and revisions), mapped by
+ * the other wires to the nearest thing they have; the `*_not_found` and `config_invalid` codes after them refine a
+ * general code (`invalid_params`, `method_not_found`) so that a wire with a code of its own for them (Webtools'
+ * WEBTOOL_NOT_FOUND, CONFIG_ERROR) picks it from its table, by the code, never from `data`.
  */
 export const ERROR_CODES = [
   'parse_error',
@@ -39,6 +41,14 @@ export const ERROR_CODES = [
   'missing_capability',
   /** The request names a protocol revision the server does not serve. */
   'unsupported_version',
+  /** A prompt name the server does not have (MCP `prompts/get`, `completion/complete`; MCP-lite `prompts/get`). */
+  'prompt_not_found',
+  /** A task id the tasks extension does not know (MCP `tasks/*`). */
+  'task_not_found',
+  /** A webtool name or version the server does not publish (Webtools). */
+  'webtool_not_found',
+  /** A webtool's `config` that breaks its config schema (Webtools). */
+  'config_invalid',
 ] as const;
 
 /** One protocol error code (see `ERROR_CODES`). */

@@ -90,15 +90,16 @@ export class PromptCatalog {
   }
 
   /**
-   * Renders a prompt. Unknown names and missing or non-string arguments reject with `invalid_params`
-   * (with the available prompts and a suggestion, like unknown tools).
+   * Renders a prompt. An unknown name rejects with `prompt_not_found` (with the available prompts and a
+   * suggestion, like unknown tools; `data.reason` says it too, for clients that read it from the wire's
+   * invalid-params code), missing or non-string arguments with `invalid_params`.
    */
   async get(name: unknown, args: unknown, ctx: PromptContext): Promise<RenderedPrompt> {
     const entry = typeof name === 'string' ? this.prompts.get(name) : undefined;
     if (!entry) {
       const available = [...this.prompts.keys()];
       const suggestion = typeof name === 'string' ? closestName(name, available) : undefined;
-      throw new McpLiteError('invalid_params', `Prompt not found: ${String(name)}`, {
+      throw new McpLiteError('prompt_not_found', `Prompt not found: ${String(name)}`, {
         requested_prompt: name,
         available_prompts: available,
         reason: 'prompt_not_found',

@@ -1,11 +1,13 @@
 import type { Authenticate } from './auth.js';
 import type { Logger } from './logger.js';
+import type { CallObserver } from './observer.js';
 import type { PromiseStore } from './promises/store.js';
 import type { PromptDefinition } from './prompts.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
 import type { ToolDefinition } from './tool.js';
 import type { WebtoolDefinition } from './webtools.js';
+import type { WorkQueue } from './work-queue.js';
 
 /** Options of a tool server (the protocol-neutral part every binding shares). */
 export interface ToolServerOptions {
@@ -24,6 +26,26 @@ export interface ToolServerOptions {
   answerBudgetMs?: number;
   /** How long a promise can be redeemed. Default one hour. */
   promiseTtlMs?: number;
+  /**
+   * Most unexpired promises one caller (`callerKey`: the principal, else the remote address) may hold; past it
+   * that caller's next promise is refused with `resource_exhausted`. Default 1 000.
+   */
+  maxPromisesPerCaller?: number;
+  /**
+   * Where long-running tools' work goes. Default: this process, at most `maxConcurrentWork` at once, the rest
+   * waiting their turn. A shared queue (`mcplite/redis`) lets worker processes run it.
+   */
+  workQueue?: WorkQueue;
+  /** With the default queue: how many promised calls run at once; the others wait in order. Default 64. */
+  maxConcurrentWork?: number;
+  /**
+   * Work promoted past the answer budget keeps running in this process under a lease in the promise store,
+   * renewed every third of this; if the process dies, the promise settles as `worker_lost` once the lease runs
+   * out. Default 30 000.
+   */
+  leaseMs?: number;
+  /** Told of every finished tool call (metrics). */
+  onCallEnd?: CallObserver;
   /** Hard limit for promised (background) work; it is aborted after this. Default ten minutes. */
   maxRunMs?: number;
   /** Key that signs elicitation states; replicas must share it. Default: random per process. */

@@ -1,14 +1,18 @@
 import type { Authenticate } from './auth.js';
-import { backgroundWork } from './background-work.js';
 import type { CallRequest } from './call-request.js';
+import { callerKey } from './caller.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
 import { CallContext } from './context.js';
 import { Elicitations } from './elicitations.js';
-import { logInternal, McpLiteError, toMcpLiteError } from './errors.js';
-import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
+import { McpLiteError, toMcpLiteError } from './errors.js';
+import { isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
+import { InFlight } from './in-flight.js';
+import { LocalWorkQueue } from './local-work-queue.js';
 import { type Logger, silentLogger } from './logger.js';
 import type { MaybePromise } from './maybe-promise.js';
+import { observeCalls } from './observer.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
+import { handlerError, PromisedWork, settleValue } from './promised-work.js';
 import { PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseStore } from './promises/store.js';
 import { PromptCatalog } from './prompts.js';
@@ -19,9 +23,12 @@ import { toolNotFound } from './suggest.js';
 import { addSystemTools, CANCEL_TOOL, REDEEM_TOOL, type SystemCall } from './system-tools.js';
 import type { ElicitationAnswers } from './tool.js';
 import { WebtoolCatalog } from './webtools.js';
+import type { WorkQueue } from './work-queue.js';
 
 interface PendingCall {
   startedAt: number;
+  /** `callerKey` of the caller: the owner of the promise if the call is promoted. */
+  owner: string;
   tool: CompiledTool;
   context: CallContext;
   running: Promise<Outcome>;
@@ -61,9 +68,10 @@ export class ToolServer {
   private readonly elicitations: Elicitations;
   private readonly systemCalls: ReadonlyMap<string, SystemCall> = new Map();
   private readonly pending = new Set<PendingCall>();
+  private readonly queue: WorkQueue | undefined;
+  private readonly work: PromisedWork | undefined;
+  private readonly inFlightCalls = new InFlight();
   private sweeper: NodeJS.Timeout | undefined;
-  private inFlightCount = 0;
-  private idleWaiters: Array<() => void> = [];
   private closed = false;
 
   constructor(options: ToolServerOptions) {
@@ -86,15 +94,42 @@ export class ToolServer {
       this.promises = new PromiseManager({
         store: this.store,
         ttlMs: options.promiseTtlMs ?? 3_600_000,
+        maxPerOwner: options.maxPromisesPerCaller ?? 1000,
+        leaseMs: options.leaseMs ?? 30_000,
         logger: this.logger,
       });
       this.systemCalls = addSystemTools(this.catalog, this.promises);
+      this.queue =
+        options.workQueue ??
+        new LocalWorkQueue({ concurrency: options.maxConcurrentWork, logger: this.logger });
     }
     for (const tool of options.tools) this.catalog.add(tool);
     this.webtools = new WebtoolCatalog(options.webtools, this.catalog, this, options.config);
+    if (this.promises && this.store && this.queue) {
+      this.work = new PromisedWork({
+        catalog: this.catalog,
+        webtools: this.webtools,
+        elicitations: this.elicitations,
+        logger: this.logger,
+        inFlight: this.inFlightCalls,
+        promises: this.promises,
+        store: this.store,
+        queue: this.queue,
+        maxRunMs: this.maxRunMs,
+      });
+      this.queue.bind(this.work.runJob, this.store);
+    }
     this.limiter = rateLimiterOf(options.rateLimit);
     // Every binding calls `call`: one allowance per caller on every wire.
     if (this.limiter) this.call = this.limiter.limit(this.call.bind(this));
+    if (options.onCallEnd) {
+      this.call = observeCalls(
+        this.call.bind(this),
+        (r) => r.outcome.type,
+        (err) => toMcpLiteError(err).code,
+        options.onCallEnd,
+      );
+    }
   }
 
   /** Whether promises are possible (a store is configured), hence whether `redeem` is listed. */
@@ -104,7 +139,12 @@ export class ToolServer {
 
   /** Calls running now (foreground and promised work). */
   get inFlight(): number {
-    return this.inFlightCount;
+    return this.inFlightCalls.size;
+  }
+
+  /** Promised work waiting for its turn and running (metrics, health). */
+  queueStats(): Promise<{ waiting: number; running: number }> {
+    return this.queue?.stats() ?? Promise.resolve({ waiting: 0, running: 0 });
   }
 
   /** The cached listing of the current catalog version. */
@@ -138,12 +178,12 @@ export class ToolServer {
     let elicitation: ElicitationAnswers | undefined;
     if (request.elicitation !== undefined) {
       const checked = this.elicitations.check(request.name, request.elicitation);
-      if (checked.reask) return this.reask(tool, checked.reask, startedAt);
+      if (checked.reask) return this.reask(tool, checked.reask, startedAt, callerKey(request));
       elicitation = checked.complete;
     }
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
-      return system(args, request.signal).then(({ outcome, processingTimeMs }) =>
+      return system(args, request.signal, callerKey(request)).then(({ outcome, processingTimeMs }) =>
         this.result(outcome, processingTimeMs),
       );
     }
@@ -158,23 +198,17 @@ export class ToolServer {
       requestId: request.requestId,
       config: request.config ?? this.webtools.configFor(request.name),
     });
-    if (tool.longRunningEstimateMs !== undefined && this.promises) {
-      return this.startPromised(tool, args, context, startedAt);
+    if (tool.longRunningEstimateMs !== undefined && this.work) {
+      return this.work
+        .start(tool, args, context, request)
+        .then((promised) => this.result(promised, performance.now() - startedAt));
     }
     return this.runForeground(tool, args, context, request, startedAt);
   }
 
   /** Waits until no call is running, up to `graceMs`; true when everything finished in time. */
-  async drain(graceMs: number): Promise<boolean> {
-    if (this.inFlightCount === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
-    });
-    const finished = await Promise.race([idle, timeout]);
-    clearTimeout(timer);
-    return finished;
+  drain(graceMs: number): Promise<boolean> {
+    return this.inFlightCalls.drain(graceMs);
   }
 
   /** Aborts what still runs, stops timers and closes the promise store. */
@@ -186,6 +220,7 @@ export class ToolServer {
     for (const p of this.pending) p.context.abortController().abort(reason);
     this.promises?.abortAll(reason);
     this.promises?.close();
+    await this.queue?.close();
     await this.store?.close();
     await this.limiter?.close();
   }
@@ -203,7 +238,7 @@ export class ToolServer {
       value = tool.definition.handler(args, context);
     } catch (err) {
       this.end();
-      throw this.handlerError(err, context, tool);
+      throw handlerError(err, context, tool);
     }
     // Fast path: a synchronous handler needs no promise bookkeeping at all.
     if (!isThenable(value) && !isAsyncIterable(value)) {
@@ -211,13 +246,22 @@ export class ToolServer {
       try {
         return this.result(toOutcome(tool, value, this.elicitations), performance.now() - startedAt);
       } catch (err) {
-        throw this.handlerError(err, context, tool);
+        throw handlerError(err, context, tool);
       }
     }
-    const running = this.settleValue(tool, value, context);
+    const running = settleValue(tool, value, context, this.elicitations);
     const canPromote = this.answerBudgetMs > 0 && !context.streaming;
     return new Promise<CallResult>((resolve, reject) => {
-      const call: PendingCall = { startedAt, tool, context, running, promoted: false, resolve, reject };
+      const call: PendingCall = {
+        startedAt,
+        owner: callerKey(request),
+        tool,
+        context,
+        running,
+        promoted: false,
+        resolve,
+        reject,
+      };
       const signal = request.signal;
       const onAbort = () => {
         if (call.promoted) return;
@@ -245,34 +289,10 @@ export class ToolServer {
           if (call.promoted) return;
           this.pending.delete(call);
           signal?.removeEventListener('abort', onAbort);
-          reject(this.handlerError(err, context, tool));
+          reject(handlerError(err, context, tool));
         },
       );
     });
-  }
-
-  /** Long-running tools: answer with a promise at once and run the handler as background work. */
-  private async startPromised(
-    tool: CompiledTool,
-    args: Record<string, unknown>,
-    context: CallContext,
-    startedAt: number,
-  ): Promise<CallResult> {
-    const controller = context.detach();
-    this.begin();
-    const work = backgroundWork(
-      () => this.settleValue(tool, tool.definition.handler(args, context), context),
-      controller,
-      this.maxRunMs,
-      (err) => this.handlerError(err, context, tool),
-    ).finally(() => this.end());
-    const outcome = await this.promises!.register(
-      tool.wire.name,
-      tool.longRunningEstimateMs!,
-      controller,
-      work,
-    );
-    return this.result(outcome, performance.now() - startedAt);
   }
 
   /**
@@ -280,13 +300,19 @@ export class ToolServer {
    * handler. A long-running tool still answers with a promise (settled at once), so that its clients, and the
    * MCP tasks built on promises, see one shape whatever the round.
    */
-  private async reask(tool: CompiledTool, outcome: Outcome, startedAt: number): Promise<CallResult> {
+  private async reask(
+    tool: CompiledTool,
+    outcome: Outcome,
+    startedAt: number,
+    owner: string,
+  ): Promise<CallResult> {
     if (tool.longRunningEstimateMs === undefined || !this.promises) {
       return this.result(outcome, performance.now() - startedAt);
     }
     const promised = await this.promises.settled(
       tool.wire.name,
       toSettlement({ outcome }, performance.now() - startedAt),
+      owner,
     );
     return this.result(promised, performance.now() - startedAt);
   }
@@ -295,28 +321,10 @@ export class ToolServer {
   private promote(call: PendingCall): void {
     call.promoted = true;
     this.pending.delete(call);
-    const controller = call.context.detach();
-    const elapsed = performance.now() - call.startedAt;
-    const work = backgroundWork(
-      () => call.running,
-      controller,
-      this.maxRunMs,
-      (err) => this.handlerError(err, call.context, call.tool),
-      call.startedAt,
-    );
-    // The estimate for work of unknown length: as long again as it has run so far.
-    this.promises!.register(call.tool.wire.name, Math.max(1000, elapsed), controller, work).then(
+    this.work!.promote(call.tool, call.running, call.context, call.owner, call.startedAt).then(
       (outcome) => call.resolve(this.result(outcome, performance.now() - call.startedAt)),
       (err) => call.reject(err),
     );
-  }
-
-  /** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
-  private async settleValue(tool: CompiledTool, value: unknown, context: CallContext): Promise<Outcome> {
-    let v = value;
-    if (isThenable(v)) v = await v;
-    if (isAsyncIterable(v)) v = await drainGenerator(v, context);
-    return toOutcome(tool, v, this.elicitations);
   }
 
   private result(outcome: Outcome, processingTimeMs: number): CallResult {
@@ -344,23 +352,12 @@ export class ToolServer {
     return tool.validateInput(args) as Record<string, unknown>;
   }
 
-  private handlerError(err: unknown, context: CallContext, tool: CompiledTool): McpLiteError {
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternal(context.log, e, { tool: tool.wire.name }, 'tool handler failed');
-    return e;
-  }
-
   private begin(): void {
-    this.inFlightCount++;
+    this.inFlightCalls.begin();
   }
 
   private end(): void {
-    this.inFlightCount--;
-    if (this.inFlightCount === 0 && this.idleWaiters.length > 0) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
-    }
+    this.inFlightCalls.end();
   }
 
   private startSweeper(): void {

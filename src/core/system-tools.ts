@@ -7,10 +7,14 @@ import { MAX_REDEEM_WAIT_MS, type PromiseManager } from './promises/manager.js';
 export const REDEEM_TOOL = 'redeem';
 export const CANCEL_TOOL = 'cancel';
 
-/** How a system tool is answered: by core itself, with its outcome and how long it took. */
+/**
+ * How a system tool is answered: by core itself, with its outcome and how long it took. `caller` is the
+ * `callerKey` of whoever calls: another principal's promise is unknown to it.
+ */
 export type SystemCall = (
   args: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  caller: string,
 ) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
 
 /**
@@ -56,11 +60,11 @@ export function addSystemTools(catalog: Catalog, promises: PromiseManager): Map<
     },
     true,
   );
-  calls.set(REDEEM_TOOL, (args, signal) =>
-    promises.redeem(args.promise, typeof args.wait_ms === 'number' ? args.wait_ms : 0, signal),
+  calls.set(REDEEM_TOOL, (args, signal, caller) =>
+    promises.redeem(args.promise, typeof args.wait_ms === 'number' ? args.wait_ms : 0, signal, caller),
   );
-  calls.set(CANCEL_TOOL, async (args) => {
-    const r = await promises.cancel(args.promise);
+  calls.set(CANCEL_TOOL, async (args, _signal, caller) => {
+    const r = await promises.cancel(args.promise, caller);
     return { outcome: { type: 'answer', result: { promise: args.promise, ...r } }, processingTimeMs: 0 };
   });
   return calls;

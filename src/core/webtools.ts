@@ -70,7 +70,7 @@ export interface WebtoolVersion {
   defaultConfig: Readonly<Record<string, unknown>>;
   /** `GET /webtools/<name>/<version>` as JSON text. */
   metadataJson: string;
-  /** The environment's config merged over `defaultConfig` and checked; throws `invalid_params` (reason config). */
+  /** The environment's config merged over `defaultConfig` and checked; throws `config_invalid`. */
   config(given: unknown): Readonly<Record<string, unknown>>;
 }
 
@@ -259,7 +259,7 @@ export class WebtoolCatalog {
 }
 
 function configError(message: string, errors: unknown): McpLiteError {
-  return new McpLiteError('invalid_params', message, { reason: 'config', errors });
+  return new McpLiteError('config_invalid', message, { errors });
 }
 
 /** Orders semantic versions by precedence (numeric parts, then a pre-release below its release). */

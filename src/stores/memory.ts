@@ -1,12 +1,19 @@
 import { EventEmitter } from 'node:events';
 import { McpLiteError } from '../core/errors.js';
-import type { PromiseRecord, PromiseStore, Settlement } from '../core/promises/store.js';
+import type {
+  PromiseQuota,
+  PromiseRecord,
+  PromiseStatus,
+  PromiseStore,
+  Settlement,
+} from '../core/promises/store.js';
 
 /** Options of the in-memory promise store. */
 export interface MemoryPromiseStoreOptions {
   /**
-   * Most promises held at once. When full, the oldest settled (or cancelled) promises are dropped first; if every
-   * promise is still pending, new promises are refused with `resource_exhausted`. Default 100 000.
+   * Most promises held at once (any status, expired ones in their grace period included). When full, expired
+   * records are dropped first; if none is, new promises are refused with `resource_exhausted`. A live promise is
+   * never dropped to make room. Default 100 000.
    */
   maxEntries?: number;
   /** Expired records are kept this long so that redeeming says "expired" instead of "unknown". Default 10 min. */
@@ -15,61 +22,125 @@ export interface MemoryPromiseStoreOptions {
   sweepIntervalMs?: number;
 }
 
+const STATUS: readonly PromiseStatus[] = ['pending', 'settled', 'cancelled'];
+
+/**
+ * One promise as kept in memory: plain fields, and the settlement as its JSON text, which costs a fraction of the
+ * object graph it came from (a settled promise costs a few hundred bytes beyond its result). `counted` says whether
+ * it still counts against its owner's quota (until it expires).
+ */
+class Entry {
+  constructor(
+    readonly tool: string,
+    public status: 0 | 1 | 2,
+    readonly owner: string,
+    readonly createdAt: number,
+    readonly expiresAt: number,
+    readonly estimatedCompletion: number,
+    public leaseUntil: number,
+    public settlement: string | undefined,
+    public counted: boolean,
+  ) {}
+}
+
 /**
  * The embedded default promise store: one process, no dependencies. Promises do not survive a restart and are
- * not shared between replicas; use the Redis store for that.
+ * not shared between replicas; use the Redis store (`mcplite/redis`) for that.
  */
 export class MemoryPromiseStore implements PromiseStore {
-  // Map keeps insertion order, which is creation order: the eviction scan starts with the oldest.
-  private readonly records = new Map<string, PromiseRecord>();
+  // Map keeps insertion order, which is creation order: sweeps and room-making start with the oldest.
+  private readonly entries = new Map<string, Entry>();
+  /** Unexpired promises per owner (`callerKey`). */
+  private readonly perOwner = new Map<string, number>();
   private readonly events = new EventEmitter();
   private readonly maxEntries: number;
   private readonly expiredGraceMs: number;
   private readonly sweeper: NodeJS.Timeout;
+  private lastQuotaSweep = 0;
 
   constructor(options: MemoryPromiseStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 100_000;
     this.expiredGraceMs = options.expiredGraceMs ?? 600_000;
     this.events.setMaxListeners(0);
-    this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 30_000);
+    this.sweeper = setInterval(() => this.sweep(Date.now()), options.sweepIntervalMs ?? 30_000);
     this.sweeper.unref();
   }
 
   /** How many promises are held (any status). */
   get size(): number {
-    return this.records.size;
+    return this.entries.size;
   }
 
-  async create(record: PromiseRecord): Promise<boolean> {
-    if (this.records.has(record.token)) return false;
-    if (this.records.size >= this.maxEntries && !this.evictOne()) {
-      throw new McpLiteError('resource_exhausted', 'Too many outstanding promises; try again later');
+  async create(record: PromiseRecord, quota: PromiseQuota): Promise<boolean> {
+    if (this.entries.has(record.token)) return false;
+    const now = Date.now();
+    let held = this.perOwner.get(record.owner) ?? 0;
+    // Expired promises free their owner's quota; sweep at most every 100 ms so a caller at its limit cannot
+    // make every refused call a scan of the whole store (a scan of 100 000 records takes about 2 ms).
+    if (held >= quota.maxPerOwner && now - this.lastQuotaSweep >= 100) {
+      this.lastQuotaSweep = now;
+      this.sweep(now);
+      held = this.perOwner.get(record.owner) ?? 0;
     }
-    this.records.set(record.token, { ...record });
+    if (held >= quota.maxPerOwner) {
+      throw new McpLiteError(
+        'resource_exhausted',
+        `Too many outstanding promises for this caller (limit ${quota.maxPerOwner}): redeem or cancel some, or wait for them to expire`,
+        { limit: quota.maxPerOwner, scope: 'caller' },
+      );
+    }
+    if (this.entries.size >= this.maxEntries && !this.dropOneExpired(now)) {
+      throw new McpLiteError('resource_exhausted', 'Too many outstanding promises; try again later', {
+        limit: this.maxEntries,
+        scope: 'server',
+      });
+    }
+    const { owner } = record;
+    this.entries.set(
+      record.token,
+      new Entry(
+        record.tool,
+        STATUS.indexOf(record.status) as 0 | 1 | 2,
+        owner,
+        record.createdAt,
+        record.expiresAt,
+        record.estimatedCompletion,
+        record.leaseUntil ?? 0,
+        record.settlement ? JSON.stringify(record.settlement) : undefined,
+        true,
+      ),
+    );
+    this.perOwner.set(owner, held + 1);
     return true;
   }
 
   async get(token: string): Promise<PromiseRecord | undefined> {
-    const r = this.records.get(token);
-    return r ? { ...r } : undefined;
+    return this.read(token);
   }
 
   async settle(token: string, settlement: Settlement): Promise<boolean> {
-    const r = this.records.get(token);
-    if (r?.status !== 'pending') return false;
-    r.status = 'settled';
-    r.settlement = settlement;
+    const e = this.entries.get(token);
+    if (e?.status !== 0) return false;
+    e.status = 1;
+    e.settlement = JSON.stringify(settlement);
     this.events.emit(token);
     return true;
   }
 
   async cancel(token: string): Promise<boolean> {
-    const r = this.records.get(token);
-    if (r?.status !== 'pending') return false;
-    r.status = 'cancelled';
+    const e = this.entries.get(token);
+    if (e?.status !== 0) return false;
+    e.status = 2;
     this.events.emit(token);
     this.events.emit('cancel', token);
     return true;
+  }
+
+  async renewLeases(tokens: readonly string[], until: number): Promise<void> {
+    for (const token of tokens) {
+      const e = this.entries.get(token);
+      if (e?.status === 0) e.leaseUntil = until;
+    }
   }
 
   async waitSettled(
@@ -77,8 +148,8 @@ export class MemoryPromiseStore implements PromiseStore {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<PromiseRecord | undefined> {
-    const current = this.records.get(token);
-    if (current?.status !== 'pending' || timeoutMs <= 0 || signal?.aborted) return this.get(token);
+    const current = this.entries.get(token);
+    if (current?.status !== 0 || timeoutMs <= 0 || signal?.aborted) return this.read(token);
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -90,7 +161,7 @@ export class MemoryPromiseStore implements PromiseStore {
       this.events.on(token, done);
       signal?.addEventListener('abort', done, { once: true });
     });
-    return this.get(token);
+    return this.read(token);
   }
 
   onCancel(listener: (token: string) => void): () => void {
@@ -98,24 +169,59 @@ export class MemoryPromiseStore implements PromiseStore {
     return () => this.events.off('cancel', listener);
   }
 
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.events.removeAllListeners();
   }
 
-  /** Drops the oldest finished promise; false when every promise is still pending. */
-  private evictOne(): boolean {
-    for (const [token, r] of this.records) {
-      if (r.status !== 'pending') {
-        this.records.delete(token);
+  private read(token: string): PromiseRecord | undefined {
+    const e = this.entries.get(token);
+    if (!e) return undefined;
+    const record: PromiseRecord = {
+      token,
+      tool: e.tool,
+      status: STATUS[e.status]!,
+      owner: e.owner,
+      createdAt: e.createdAt,
+      expiresAt: e.expiresAt,
+      estimatedCompletion: e.estimatedCompletion,
+    };
+    if (e.leaseUntil) record.leaseUntil = e.leaseUntil;
+    if (e.settlement !== undefined) record.settlement = JSON.parse(e.settlement) as Settlement;
+    return record;
+  }
+
+  /** Drops the oldest expired record to make room; false when every record is still live. */
+  private dropOneExpired(now: number): boolean {
+    for (const [token, e] of this.entries) {
+      if (e.expiresAt <= now) {
+        this.forget(token, e);
         return true;
       }
     }
     return false;
   }
 
-  private sweep(): void {
-    const cutoff = Date.now() - this.expiredGraceMs;
-    for (const [token, r] of this.records) if (r.expiresAt < cutoff) this.records.delete(token);
+  /** Frees the quota of expired promises and forgets those past their grace period. */
+  private sweep(now: number): void {
+    const cutoff = now - this.expiredGraceMs;
+    for (const [token, e] of this.entries) {
+      if (e.expiresAt < cutoff) this.forget(token, e);
+      else if (e.counted && e.expiresAt <= now) this.uncount(e);
+    }
+  }
+
+  private forget(token: string, e: Entry): void {
+    this.entries.delete(token);
+    if (e.counted) this.uncount(e);
+  }
+
+  private uncount(e: Entry): void {
+    e.counted = false;
+    const n = (this.perOwner.get(e.owner) ?? 1) - 1;
+    if (n > 0) this.perOwner.set(e.owner, n);
+    else this.perOwner.delete(e.owner);
   }
 }

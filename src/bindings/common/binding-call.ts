@@ -29,6 +29,8 @@ export class BindingCall implements CallRequest {
     readonly requestId: string | number | undefined,
     readonly onPartial: ((data: unknown) => void | Promise<void>) | undefined,
     readonly elicitation: ElicitationReply | undefined,
+    /** The binding's name in metrics (`http`, `mcp`, `ws`, `stdio`). */
+    readonly binding: string | undefined = undefined,
   ) {
     this.arguments = args;
   }

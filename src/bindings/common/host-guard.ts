@@ -1,5 +1,6 @@
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest } from '../../core/http.js';
+import { HTTP_STATUS, rpcErrorMessage } from '../http/wire.js';
 
 /** Which Host and Origin headers a server bound to a local address accepts (DNS-rebinding protection). */
 export interface HostGuardOptions {
@@ -68,10 +69,12 @@ export function withHostGuard(handler: NeutralHandler, options: HostGuardOptions
       allowedHost = host;
       return handler(request);
     }
+    // The guard answers before any binding is chosen: MCP-lite HTTP's tables (403, -32003 for `forbidden`), whose
+    // JSON-RPC body is also /mcp's; a Webtools client reads the status.
     return Promise.resolve({
-      status: 403,
+      status: HTTP_STATUS[error.code],
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32003, message: error.message } }),
+      body: rpcErrorMessage(null, error),
     });
   };
 }

@@ -59,7 +59,7 @@ function exceedsDepth(text: string, max: number): boolean {
  * Whether a Content-Type header value names JSON (`application/json` or `application/*+json`) in UTF-8: a
  * `charset` parameter other than UTF-8 is refused rather than misread, since the body is decoded as UTF-8.
  */
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
   // What nearly every client sends; it needs none of the parsing below (which splits and lower-cases).
   if (value === 'application/json') return true;

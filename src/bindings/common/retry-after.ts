@@ -4,7 +4,7 @@ import type { McpLiteError } from '../../core/errors.js';
  * The `Retry-After` header of a `rate_limited` refusal (RFC 9110 10.2.3: whole seconds), from the error's
  * `retryAfterMs`; at least 1 so that a client never retries in a tight loop.
  */
-export function retryAfter(retryAfterMs: unknown): Record<string, string> {
+function retryAfter(retryAfterMs: unknown): Record<string, string> {
   const ms = typeof retryAfterMs === 'number' && Number.isFinite(retryAfterMs) ? retryAfterMs : 1000;
   return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) };
 }

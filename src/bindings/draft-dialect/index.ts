@@ -86,16 +86,24 @@ export class DraftDialect {
     }
     if (isValidId(m.id)) this.pending.set(m.id, m.method);
     const params = m.params as Record<string, unknown> | undefined;
-    if (m.method === 'initialize') {
-      const caps = params?.clientCapabilities as Record<string, unknown> | undefined;
-      this.progress = caps?.supportsProgress === true;
-    }
+    if (m.method === 'initialize') this.declared(params?.clientCapabilities);
     if (m.method === 'tools/list') this.snapshot();
     if (m.method === 'tools/invoke' && this.progress && typeof params === 'object' && params !== null) {
       const meta = (params._meta ?? {}) as Record<string, unknown>;
       return { message: { ...m, params: { ...params, _meta: { progressToken: m.id, ...meta } } } };
     }
     return { message: body };
+  }
+
+  /**
+   * Takes what the client declared in its `initialize` (`clientCapabilities`): with `supportsProgress`, a
+   * `tools/invoke` gets its id as progress token. A Streamable HTTP session's requests each get a dialect of their
+   * own, told what the session's record keeps.
+   */
+  declared(clientCapabilities: unknown): this {
+    const caps = clientCapabilities as Record<string, unknown> | undefined;
+    this.progress = caps?.supportsProgress === true;
+    return this;
   }
 
   /** Rewrites one outgoing message (its JSON text) into the draft's shape; what the draft lacks passes unchanged. */

@@ -1,3 +1,6 @@
+import { ERROR_CODES, type ErrorCode } from '../../core/errors.js';
+import { JSON_RPC_CODE } from '../mcp/wire.js';
+
 /**
  * The draft seed's shapes (`mcp-detailed-draft-spec-2025-06-18.md`) as mapping tables from MCP's. Documented in
  * docs/mcp.md ("The draft-seed dialect").
@@ -6,10 +9,50 @@
 /** The draft's error code for invalid params (its section 5.2 example: a missing required parameter). */
 export const DRAFT_INVALID_PARAMS = 4001;
 
-/** JSON-RPC error codes renamed for a draft client; every other code passes unchanged. */
-export const DRAFT_ERROR_CODES: Readonly<Record<number, number>> = {
-  [-32602]: DRAFT_INVALID_PARAMS,
+/**
+ * The JSON-RPC code of each error code for a draft client: MCP's handshake code (bindings/mcp/wire.ts
+ * `JSON_RPC_CODE`), except that every error MCP answers as invalid params (-32602) is the draft's 4001. A draft
+ * session is never stateless, so the 2026-07-28 variants do not apply.
+ */
+export const DRAFT_JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
+  parse_error: -32700,
+  invalid_request: -32600,
+  method_not_found: -32601,
+  tool_not_found: DRAFT_INVALID_PARAMS,
+  invalid_params: DRAFT_INVALID_PARAMS,
+  promise_not_found: DRAFT_INVALID_PARAMS,
+  promise_expired: DRAFT_INVALID_PARAMS,
+  internal: -32603,
+  cancelled: -32800,
+  deadline_exceeded: -32001,
+  unauthenticated: -32002,
+  forbidden: -32003,
+  payload_too_large: -32600,
+  unsupported_media_type: -32600,
+  method_not_allowed: -32600,
+  resource_exhausted: -32004,
+  rate_limited: -32029,
+  unavailable: -32005,
+  resource_not_found: -32002,
+  session_not_found: -32001,
+  header_mismatch: -32020,
+  invalid_meta: DRAFT_INVALID_PARAMS,
+  missing_capability: -32021,
+  unsupported_version: -32022,
+  prompt_not_found: DRAFT_INVALID_PARAMS,
+  task_not_found: DRAFT_INVALID_PARAMS,
+  webtool_not_found: DRAFT_INVALID_PARAMS,
+  config_invalid: DRAFT_INVALID_PARAMS,
 };
+
+/**
+ * The draft's code for each code MCP wrote, read off the two tables by error code: the dialect rewrites MCP's
+ * messages after they are serialised, so it sees MCP's number, and every error code with that number has the same
+ * draft code (src/bindings/wire-tables.test.ts holds the tables to it).
+ */
+const DRAFT_CODE_OF_MCP_CODE: ReadonlyMap<number, number> = new Map(
+  ERROR_CODES.map((code) => [JSON_RPC_CODE[code], DRAFT_JSON_RPC_CODE[code]]),
+);
 
 /** MCP notification → the draft's method. Others (logging, server requests) pass unchanged. */
 export const DRAFT_NOTIFICATIONS: Readonly<Record<string, string>> = {
@@ -66,12 +109,12 @@ export function draftInvokeResult(result: Record<string, unknown>): Record<strin
 }
 
 /**
- * The draft's error for an MCP error object: -32602 becomes 4001, and a missing required parameter says so as the
- * draft's example does (`Missing required parameter 'city'`).
+ * The draft's error for an MCP error object (`DRAFT_JSON_RPC_CODE`): an invalid-params error becomes 4001, and a
+ * missing required parameter says so as the draft's example does (`Missing required parameter 'city'`).
  */
 export function draftError(error: Record<string, unknown>): Record<string, unknown> {
-  const code = DRAFT_ERROR_CODES[error.code as number];
-  if (code === undefined) return error;
+  const code = DRAFT_CODE_OF_MCP_CODE.get(error.code as number);
+  if (code === undefined || code === error.code) return error;
   const data = error.data as { errors?: Array<{ field?: unknown; message?: unknown }> } | undefined;
   const missing = data?.errors?.find((e) => e.message === 'is required');
   const message = missing ? `Missing required parameter '${String(missing.field)}'` : error.message;

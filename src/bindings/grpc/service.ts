@@ -114,6 +114,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     request.principal = principal;
     request.remoteAddress = peerAddress(call.getPeer());
     request.signal = signal;
+    request.binding = 'grpc';
     if (onPartial) request.onPartial = onPartial;
     return server.callTool(request);
   }
@@ -245,7 +246,7 @@ function watchCall(call: AnyCall): { signal: AbortSignal; dispose(): void } {
 }
 
 /** The address part of a grpc-js peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "127.0.0.1:5000"). */
-export function peerAddress(peer: string): string | undefined {
+function peerAddress(peer: string): string | undefined {
   const bare = peer.replace(/^ipv[46]:/, '');
   const bracketed = /^\[([^\]]+)\]/.exec(bare);
   if (bracketed) return bracketed[1];

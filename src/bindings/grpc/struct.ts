@@ -33,11 +33,6 @@ export function toStruct(value: Record<string, unknown>): StructObject {
   return objectToStruct(value, 0);
 }
 
-/** A JSON value as a google.protobuf.Value. */
-export function toValue(value: unknown): StructValue {
-  return jsonToValue(value, 0) ?? NULL;
-}
-
 /** A Struct as a plain JSON object (a missing Struct is `{}`). */
 export function fromStruct(struct: StructObject | null | undefined): Record<string, unknown> {
   return structToObject(struct, 0);

@@ -35,6 +35,10 @@ export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = {
   invalid_meta: status.INVALID_ARGUMENT,
   missing_capability: status.FAILED_PRECONDITION,
   unsupported_version: status.INVALID_ARGUMENT,
+  prompt_not_found: status.NOT_FOUND,
+  task_not_found: status.NOT_FOUND,
+  webtool_not_found: status.NOT_FOUND,
+  config_invalid: status.INVALID_ARGUMENT,
 };
 
 /** The ResponseType enum name of each outcome (REQUEST_FOR_MORE_RESOURCE is an added value). */

@@ -64,7 +64,7 @@ export interface McpLiteRpc {
 export interface McpLiteRpcOptions {
   /** Most messages in one batch. Default 100. */
   maxBatchSize?: number | undefined;
-  /** The `binding` field of its log lines. Default `mcp-lite`. */
+  /** The `binding` field of its log lines; without its `mcp-lite-` prefix, the calls' binding in metrics. */
   binding?: string;
 }
 
@@ -73,6 +73,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
   const log = server.logger.child({ binding: options.binding ?? 'mcp-lite' });
   const logInternalError = (err: McpLiteError) => logInternal(log, err);
+  const callBinding = (options.binding ?? 'mcp-lite').replace(/^mcp-lite-/, '');
 
   function answer<T>(
     m: JsonRpcRequest,
@@ -139,6 +140,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
           origin,
           principal,
           onPartial,
+          callBinding,
         );
         return mapMaybe(server.call(call), wireResultJson);
       }
@@ -158,7 +160,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
     answerUnchecked,
     batch: (messages, origin, principal) =>
       answerBatch(messages, maxBatch, (m) => answerUnchecked(m, origin, principal)),
-    toolCall,
+    toolCall: (m, origin, principal, onPartial) => toolCall(m, origin, principal, onPartial, callBinding),
     logInternal: logInternalError,
   };
 }
@@ -177,6 +179,7 @@ function toolCall(
   origin: RpcOrigin,
   principal: Principal | undefined,
   onPartial?: (data: unknown) => void | Promise<void>,
+  binding?: string,
 ): BindingCall {
   const { name, arguments: args, elicitation } = m.params;
   if (typeof name !== 'string') {
@@ -192,5 +195,15 @@ function toolCall(
     const e = elicitation as Record<string, unknown>;
     answer = { state: e.state, answers: e.answers };
   }
-  return new BindingCall(name, args, principal, origin, origin, m.id ?? undefined, onPartial, answer);
+  return new BindingCall(
+    name,
+    args,
+    principal,
+    origin,
+    origin,
+    m.id ?? undefined,
+    onPartial,
+    answer,
+    binding,
+  );
 }

@@ -61,6 +61,10 @@ export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_meta: -32602,
   missing_capability: -32600,
   unsupported_version: -32600,
+  prompt_not_found: -32602,
+  task_not_found: -32602,
+  webtool_not_found: -32601,
+  config_invalid: -32602,
 };
 
 /**
@@ -93,6 +97,11 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_meta: 400,
   missing_capability: 400,
   unsupported_version: 400,
+  // `GET/POST prompts/<name>` answers an unknown prompt 400, as it did when that was an invalid_params.
+  prompt_not_found: 400,
+  task_not_found: 404,
+  webtool_not_found: 404,
+  config_invalid: 400,
 };
 
 /**
@@ -126,6 +135,10 @@ export const MESSAGE_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_meta: 400,
   missing_capability: 400,
   unsupported_version: 400,
+  prompt_not_found: 200,
+  task_not_found: 200,
+  webtool_not_found: 200,
+  config_invalid: 200,
 };
 
 /** The JSON-RPC error object of an error on MCP-lite HTTP. */

@@ -68,12 +68,13 @@ export function openMcpConnection(
 ): McpConnection {
   const maxInFlight = options.maxInFlight ?? 256;
   // The connection is the one session, and lives as long as the connection does (no idle expiry).
-  const store = new SessionStore({ maxSessions: 1, idleMs: Number.POSITIVE_INFINITY });
-  const serverRequests = new ServerRequests(options.serverRequestTimeoutMs ?? 300_000);
+  // The connection is its own state: what a store would share lives as long as the connection, in its memory.
+  const sessions = new SessionStore({ maxSessions: 1, idleMs: Number.POSITIVE_INFINITY }, server.logger);
+  const serverRequests = new ServerRequests(sessions.store, options.serverRequestTimeoutMs ?? 300_000);
   const connection = new AbortController();
   // Each request in flight listens to the connection's signal (and stops when it ends): many at once is normal.
   setMaxListeners(0, connection.signal);
-  const notifier = new Notifier(server, store, new Set());
+  const notifier = new Notifier(server, sessions.hub, new Set());
   const listens = new Map<string, () => void>();
   const running = new Set<Promise<unknown>>();
   let session: McpSession | undefined;
@@ -90,7 +91,7 @@ export function openMcpConnection(
     versionHeaderRequired: false,
     exchange,
     initialized(init) {
-      const s = store.create(init.revision, init.clientCapabilities, init.clientInfo, 'connection');
+      const s = sessions.create(init.revision, init.clientCapabilities, init.clientInfo, 'connection');
       s.sink = (message) => {
         if (s.initialized) void write(message);
       };
@@ -147,6 +148,7 @@ export function openMcpConnection(
     }
     const answer = loop.message(body, inbound);
     if (answer instanceof Reply) track(write(answer.body as string));
+    else if (answer instanceof Promise) track(answer.then((r) => write(r.body as string)));
     else if (answer) track(answer.done);
   }
 
@@ -174,11 +176,10 @@ export function openMcpConnection(
       notify: (message) => write(JSON.stringify(message)),
       request: init.stateless
         ? undefined
-        : (method, params) => {
-            const { id, answer } = serverRequests.open(connection.signal);
-            void write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-            return answer;
-          },
+        : (method, params) =>
+            serverRequests.ask(connection.signal, (id) => {
+              void write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+            }),
       finish: (_status, message) => void write(message).then(finished, finished),
       done,
     };
@@ -214,7 +215,7 @@ export function openMcpConnection(
       notifier.close();
       for (const stop of listens.values()) stop();
       serverRequests.rejectAll(reason);
-      store.closeAll();
+      void sessions.closeAll();
     },
   };
 }

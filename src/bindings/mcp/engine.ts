@@ -129,7 +129,12 @@ export class McpEngine {
     switch (m.method) {
       case 'notifications/initialized':
       case 'initialized':
-        if (x.session) x.session.initialized = true;
+        // Kept in the store (any replica may serve the session next); a store that fails costs list_changed.
+        x.session
+          ?.markInitialized()
+          .catch((err) =>
+            this.server.logger.warn({ err: String(err) }, 'could not mark a session initialized'),
+          );
         return;
       case 'notifications/cancelled':
       case 'cancel': {
@@ -183,8 +188,8 @@ export class McpEngine {
       case 'resources/unsubscribe': {
         if (typeof params.uri !== 'string')
           throw new McpLiteError('invalid_params', 'Invalid params: "uri" must be a string');
-        if (m.method === 'resources/subscribe') x.session?.subscribe(params.uri);
-        else x.session?.subscriptions.delete(params.uri);
+        if (m.method === 'resources/subscribe') await x.session?.subscribe(params.uri);
+        else await x.session?.unsubscribe(params.uri);
         return {};
       }
       case 'prompts/list': {
@@ -203,7 +208,7 @@ export class McpEngine {
             `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`,
           );
         }
-        if (x.session) x.session.logLevel = level;
+        await x.session?.setLogLevel(level);
         return {};
       }
       case 'shutdown':
@@ -254,9 +259,12 @@ export class McpEngine {
         .filter((t) => !this.server.catalog.get(t.name));
       const user = listing.tools.filter((t) => t['@type'] !== 'system');
       const system = listing.tools.filter((t) => t['@type'] === 'system');
+      // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
+      const mcp = (t: (typeof listing.tools)[number]) =>
+        toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
       this.toolsCache = {
         version: listing.version,
-        tools: [...user.map(toMcpTool), ...native, ...system.map(toMcpTool)],
+        tools: [...user.map(mcp), ...native, ...system.map(mcp)],
       };
     }
     return this.toolsCache.tools;
@@ -280,7 +288,7 @@ export class McpEngine {
     let values: string[];
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       if (!this.server.prompts.has(ref.name)) {
-        throw new McpLiteError('invalid_params', `Prompt not found: ${echoName(ref.name)}`, {
+        throw new McpLiteError('prompt_not_found', `Prompt not found: ${echoName(ref.name)}`, {
           reason: 'prompt_not_found',
         });
       }

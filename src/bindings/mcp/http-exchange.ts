@@ -12,7 +12,8 @@ import type { McpSession } from './sessions.js';
  * One Streamable HTTP request in flight. Its response starts as JSON and becomes an SSE stream the moment the
  * request sends something before its result (a progress or log notification, a server request), provided the
  * client accepts `text/event-stream` and the request is not a batch member; a call that just answers pays for no
- * stream.
+ * stream. A request of a client speaking another dialect (the draft seed's) has its stream's messages rewritten by
+ * `dialect`; the JSON answer is left to the caller, who rewrites the whole response.
  */
 export class HttpExchange implements Exchange {
   readonly revision: string;
@@ -35,6 +36,7 @@ export class HttpExchange implements Exchange {
     private readonly http: NeutralRequest,
     readonly principal: Principal | undefined,
     init: ExchangeInit,
+    private readonly dialect?: { outbound(message: string): string },
   ) {
     this.revision = init.revision;
     this.stateless = init.stateless;
@@ -98,12 +100,13 @@ export class HttpExchange implements Exchange {
   }
 
   private ask(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const { id, answer } = this.serverRequests.open(this.signal);
-    void this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    return answer;
+    return this.serverRequests.ask(this.signal, (id) => {
+      void this.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
   }
 
-  private send(message: string): Promise<void> {
+  private send(text: string): Promise<void> {
+    const message = this.dialect ? this.dialect.outbound(text) : text;
     if (!this.queue) {
       this.queue = new AsyncQueue<string>();
       this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });

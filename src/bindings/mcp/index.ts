@@ -9,6 +9,8 @@ import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
+import type { SessionStateStore, SessionStoreOptions } from '../../core/session-state.js';
+import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import {
   accepted,
@@ -19,6 +21,7 @@ import {
 } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import { DRAFT_SEED, type DraftDialect, draftOverHttp } from './draft-http.js';
 import { type EngineOptions, McpEngine } from './engine.js';
 import { HttpExchange } from './http-exchange.js';
 import { type Framing, type Inbound, McpLoop, Reply } from './loop.js';
@@ -26,7 +29,8 @@ import { honouredFilter, Notifier, tagged } from './notifier.js';
 import { STATELESS_REVISION, SUPPORTED_REVISIONS } from './revisions.js';
 import { RoutingHeaders } from './route-headers.js';
 import { ServerRequests } from './server-requests.js';
-import { type McpSession, SessionStore, type SessionStoreOptions } from './sessions.js';
+import { openSessionStream } from './session-streams.js';
+import { type McpSession, SessionHub } from './sessions.js';
 import { taskRegistryFor } from './tasks.js';
 
 /** Options of the MCP binding (Streamable HTTP). */
@@ -41,6 +45,11 @@ export interface McpBindingOptions extends EngineOptions, SessionStoreOptions {
   serverRequestTimeoutMs?: number;
   /** Idle time after which an open stream gets an SSE comment, in ms. Default 15 000. */
   keepAliveMs?: number;
+  /**
+   * Where sessions, event logs, server-request waiters and task-resume data live. Default: a memory store bounded
+   * by these options. Replicas with stores over one Redis serve each other's sessions. Not closed by the binding.
+   */
+  sessionStore?: SessionStateStore;
 }
 
 /** The MCP binding as a neutral handler, plus what a host needs to shut it down. */
@@ -52,6 +61,8 @@ export interface McpHandler extends NeutralHandler {
 /** One POST as the JSON-RPC loop sees it. */
 interface HttpInbound extends Inbound {
   readonly request: NeutralRequest;
+  /** A draft-seed client's dialect (`draft-http.ts`). */
+  readonly dialect: DraftDialect | undefined;
 }
 
 /**
@@ -65,30 +76,34 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const sessions = options.sessions === false ? undefined : new SessionStore(options);
-  const engine = new McpEngine(server, options, taskRegistryFor(server, options));
+  const log = server.logger.child({ binding: 'mcp' });
+  const store = options.sessionStore ?? new MemorySessionStore(options);
+  const sessions = options.sessions === false ? undefined : new SessionHub(store, log);
+  const engine = new McpEngine(server, options, taskRegistryFor(server, options, store));
   const notifier = new Notifier(server, sessions, new Set());
-  const serverRequests = new ServerRequests(options.serverRequestTimeoutMs ?? 300_000);
+  const serverRequests = new ServerRequests(store, options.serverRequestTimeoutMs ?? 300_000);
+  // The GET streams open in this process, ended on close.
+  const streams = new Set<() => void>();
   const routing = new RoutingHeaders(server, options.nativeTools);
   const framing: Framing<HttpInbound, HttpExchange> = {
     connectionIsSession: false,
     versionHeaderRequired: true,
-    exchange: (init, inbound) => new HttpExchange(serverRequests, inbound.request, inbound.principal, init),
-    initialized: (init, inbound) =>
+    exchange: (init, i) => new HttpExchange(serverRequests, i.request, i.principal, init, i.dialect),
+    initialized: (init, i) =>
       sessions
-        ? {
-            'mcp-session-id': sessions.create(
-              init.revision,
-              init.clientCapabilities,
-              init.clientInfo,
-              callerOf(inbound.request, inbound.principal),
-            ).id,
-          }
-        : undefined,
-    checkStateless: (m, inbound) => routing.check(inbound.request.headers, m),
+        ?.create(
+          init.revision,
+          init.clientCapabilities,
+          init.clientInfo,
+          callerOf(i.request, i.principal),
+          i.dialect && DRAFT_SEED,
+        )
+        .then((s) => ({ 'mcp-session-id': s.id })),
+    checkStateless: (m, i) => routing.check(i.request.headers, m),
     listen,
   };
-  const loop = new McpLoop(engine, framing, serverRequests, server.logger.child({ binding: 'mcp' }));
+  const loop = new McpLoop(engine, framing, serverRequests, log);
+  const answerIn = draftOverHttp(server, sessions, answerMcp);
 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
   const handler = ((request: NeutralRequest) =>
@@ -96,7 +111,9 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   handler.close = () => {
     notifier.close();
     serverRequests.rejectAll(new McpLiteError('unavailable', 'The server is shutting down'));
-    sessions?.closeAll();
+    for (const end of [...streams]) end();
+    // A store it was given is shared (other replicas, other bindings): its owner closes it.
+    if (!options.sessionStore) void store.close();
   };
   return handler;
 
@@ -129,22 +146,20 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
         case 'POST':
           return post(request, principal).then(undefined, (err) => fail(undefined, null, err));
         case 'GET':
-          return Promise.resolve(get(request, principal));
+          return get(request, principal).then(undefined, (err) => fail(undefined, null, err));
         case 'DELETE':
-          return Promise.resolve(del(request, principal));
-        default:
-          return Promise.resolve(
-            fail(405, null, new McpLiteError('method_not_allowed', `Method ${request.method} not allowed`), {
-              allow: 'GET, POST, DELETE',
-            }),
-          );
+          return del(request, principal).then(undefined, (err) => fail(undefined, null, err));
+        default: {
+          const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed`);
+          return Promise.resolve(fail(undefined, null, e, { allow: 'GET, POST, DELETE' }));
+        }
       }
     } catch (err) {
       return Promise.resolve(fail(undefined, null, err));
     }
   }
 
-  /** A whole-response error. */
+  /** A whole-response error, with its code's status (mcp/wire.ts) unless `status` is given (406 has no code). */
   function fail(
     status: number | undefined,
     id: JsonRpcId | undefined,
@@ -179,20 +194,32 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     principal: Principal | undefined,
   ): MaybePromise<NeutralResponse> {
     const sessionId = request.headers['mcp-session-id'];
-    let session: McpSession | undefined;
-    if (sessionId !== undefined) {
-      session = sessions?.get(sessionId, callerOf(request, principal));
-      if (!session) return fail(404, idOf(body), sessionNotFound());
-    }
+    if (sessionId === undefined) return answerIn(undefined, body, request, principal);
+    // Only a request naming a session waits for the store: a stateless one keeps working without it.
+    return (
+      sessions ? sessions.get(sessionId, callerOf(request, principal)) : Promise.resolve(undefined)
+    ).then((session) =>
+      session ? answerIn(session, body, request, principal) : fail(undefined, idOf(body), sessionNotFound()),
+    );
+  }
+
+  /** Answers a POST's parsed body within `session` (or none), in MCP's shapes. */
+  function answerMcp(
+    dialect: DraftDialect | undefined,
+    session: McpSession | undefined,
+    body: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): MaybePromise<NeutralResponse> {
     const versionHeader = request.headers['mcp-protocol-version'];
     if (session && versionHeader !== undefined && versionHeader !== session.revision) {
       const e = new McpLiteError(
         'invalid_request',
         `Bad Request: unsupported MCP-Protocol-Version ${versionHeader}`,
       );
-      return fail(400, idOf(body), e);
+      return fail(undefined, idOf(body), e);
     }
-    const inbound: HttpInbound = { request, session, versionHeader, principal };
+    const inbound: HttpInbound = { request, session, versionHeader, principal, dialect };
     if (Array.isArray(body)) {
       return loop
         .batch(body, inbound)
@@ -203,6 +230,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     const answer = loop.message(body, inbound);
     if (answer === undefined) return accepted();
     if (answer instanceof Reply) return toResponse(answer);
+    if (answer instanceof Promise) return answer.then(toResponse);
     return answer.response();
   }
 
@@ -226,7 +254,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     return new Reply(200, queue, SSE_HEADERS);
   }
 
-  function get(request: NeutralRequest, principal: Principal | undefined): NeutralResponse {
+  async function get(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
     const accept = request.headers.accept;
     if (!accept || !acceptsAny(accept, ['text/event-stream', '*/*'])) {
       const e = new McpLiteError('invalid_request', 'Not Acceptable: GET needs Accept: text/event-stream');
@@ -235,36 +263,31 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     const sessionId = request.headers['mcp-session-id'];
     if (sessionId === undefined || !sessions) {
       const e = new McpLiteError('method_not_allowed', 'No server stream without a session: use POST');
-      return fail(405, null, e, { allow: 'POST' });
+      return fail(undefined, null, e, { allow: 'POST' });
     }
-    const session = sessions.get(sessionId, callerOf(request, principal));
-    if (!session) return fail(404, null, sessionNotFound());
-    const lastEventId = request.headers['last-event-id'];
-    const replay = lastEventId ? session.replayAfter(lastEventId) : undefined;
-    let queue: AsyncQueue<string>;
-    if (replay && replay.stream !== 'get') {
-      // Resuming a POST stream: replay what was missed, then carry what that request still sends.
-      queue = new AsyncQueue<string>();
-      session.attach(replay.stream, queue);
-    } else {
-      queue = session.openStream();
-    }
-    if (replay) for (const chunk of replay.chunks) void queue.push(chunk);
-    const keepAlive = setInterval(() => void queue.push(': keep-alive\n\n'), keepAliveMs);
-    keepAlive.unref();
-    queue.onConsumerGone(() => clearInterval(keepAlive));
-    session.onClose(() => clearInterval(keepAlive));
-    void queue.push(': stream open\n\n');
+    const session = await sessions.get(sessionId, callerOf(request, principal));
+    if (!session) return fail(undefined, null, sessionNotFound());
+    // The GET stream, or (Last-Event-ID of a POST stream) that stream resumed: see session-streams.ts.
+    const { queue, end } = await openSessionStream(
+      sessions,
+      session,
+      request.headers['last-event-id'],
+      keepAliveMs,
+    );
+    streams.add(end);
+    queue.onConsumerGone(() => streams.delete(end));
     return { status: 200, headers: SSE_HEADERS, body: queue };
   }
 
-  function del(request: NeutralRequest, principal: Principal | undefined): NeutralResponse {
+  async function del(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
     const sessionId = request.headers['mcp-session-id'];
     if (sessionId === undefined) {
       const e = new McpLiteError('invalid_request', 'Bad Request: DELETE needs an Mcp-Session-Id header');
-      return fail(400, null, e);
+      return fail(undefined, null, e);
     }
-    if (!sessions?.delete(sessionId, callerOf(request, principal))) return fail(404, null, sessionNotFound());
+    if (!(await sessions?.delete(sessionId, callerOf(request, principal)))) {
+      return fail(undefined, null, sessionNotFound());
+    }
     return { status: 200, headers: {} };
   }
 }

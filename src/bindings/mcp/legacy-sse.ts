@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
 import { callerKey } from '../../core/caller.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { ToolServer } from '../../core/server.js';
+import type { SessionStateStore } from '../../core/session-state.js';
+import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import { accepted, bearerChallenge, jsonHttpResponse, SSE_HEADERS } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
@@ -31,6 +32,13 @@ export interface LegacySseOptions extends EngineOptions {
   keepAliveMs?: number;
   /** How long to wait for the client's answer to a server request (elicitation). Default 5 minutes. */
   serverRequestTimeoutMs?: number;
+  /**
+   * Where the sessions are known and counted (kind `sse`, bounded by `maxSessions` and `maxSessionsPerCaller`
+   * across every replica sharing it). Default: a memory store of this binding. With a shared store (Redis) a
+   * client's POST may land on any replica: it is carried to the replica holding the stream. The binding does not
+   * close a store it was given.
+   */
+  sessionStore?: SessionStateStore;
 }
 
 /** The legacy transport as a neutral handler, plus what a host needs to shut it down. */
@@ -43,9 +51,8 @@ export interface LegacySseHandler extends NeutralHandler {
 
 interface LegacySession {
   connection: McpConnection;
-  /** Whose session it is: the principal's id (auth on), or undefined. */
-  owner: string | undefined;
-  key: string;
+  /** Ends the stream (and the session). */
+  end: () => void;
 }
 
 /**
@@ -54,7 +61,8 @@ interface LegacySession {
  * client's messages (202), and every answer, notification and server request goes down the stream. Each stream is
  * one session of the MCP JSON-RPC loop (`connection.ts`, as stdio and WebSocket). Streams are bounded in all and
  * per caller, a stream's session belongs to the principal that opened it, and a client that stops reading is cut
- * off rather than buffered for.
+ * off rather than buffered for. The sessions are known to the binding's store (`sessionStore`): a POST that lands
+ * on another replica sharing it is carried to the stream's replica (a `SessionMessage` of type `inbound`).
  */
 export function createLegacySseBinding(server: ToolServer, options: LegacySseOptions = {}): LegacySseHandler {
   const ssePath = options.ssePath ?? '/sse';
@@ -64,9 +72,11 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   const maxPerCaller = options.maxSessionsPerCaller ?? 16;
   const maxQueued = options.maxQueuedMessages ?? 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const engine = new McpEngine(server, options, taskRegistryFor(server, options));
+  const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
+  const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
+  const engine = new McpEngine(server, options, taskRegistryFor(server, options, store));
+  // The streams open in this process.
   const sessions = new Map<string, LegacySession>();
-  const perCaller = new Map<string, number>();
 
   const handler = ((request: NeutralRequest) => {
     if (request.path === ssePath) return withCaller(request, open);
@@ -74,7 +84,8 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     return undefined;
   }) as LegacySseHandler;
   handler.close = () => {
-    for (const s of [...sessions.values()]) s.connection.close();
+    for (const s of [...sessions.values()]) s.end();
+    if (!options.sessionStore) void store.close();
   };
   Object.defineProperty(handler, 'sessions', { get: () => sessions.size });
   return handler;
@@ -107,34 +118,24 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     }
   }
 
-  function open(request: NeutralRequest, principal: Principal | undefined): NeutralResponse {
+  async function open(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
     if (request.method !== 'GET') {
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use GET`);
       return fail(e, { allow: 'GET' });
     }
     const key = callerKey({ principal, remoteAddress: request.remoteAddress });
-    if (sessions.size >= maxSessions) {
-      throw new McpLiteError('resource_exhausted', `Too many open SSE sessions (at most ${maxSessions})`);
-    }
-    const mine = perCaller.get(key) ?? 0;
-    if (mine >= maxPerCaller) {
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Too many open SSE sessions for this caller (at most ${maxPerCaller}): close some first`,
-        { limit: maxPerCaller },
-      );
-    }
-    const id = randomBytes(16).toString('hex');
+    const id = await createSession(key);
     const queue = new AsyncQueue<string>();
     let ended = false;
+    let stopListening: (() => void) | undefined;
     const end = () => {
       if (ended) return;
       ended = true;
       clearInterval(keepAlive);
+      clearInterval(touch);
       sessions.delete(id);
-      const n = (perCaller.get(key) ?? 1) - 1;
-      if (n <= 0) perCaller.delete(key);
-      else perCaller.set(key, n);
+      stopListening?.();
+      store.delete(id).catch(() => {});
       connection.close();
       queue.end();
     };
@@ -158,8 +159,24 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       },
       { binding: 'mcp-sse', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
     );
-    sessions.set(id, { connection, owner: principal?.id, key });
-    perCaller.set(key, mine + 1);
+    sessions.set(id, { connection, end });
+    // Messages posted to another replica come here; an open stream keeps its session in use there too.
+    const listening = store.listen(id, (m) => {
+      if (m.type === 'inbound') connection.receive(m.body);
+      else if (m.type === 'closed') end();
+    });
+    listening.then(
+      (stop) => {
+        if (ended) stop();
+        else stopListening = stop;
+      },
+      () => end(),
+    );
+    const idleMs = store.bounds.idleMs;
+    const touch = Number.isFinite(idleMs)
+      ? setInterval(() => store.touch(id).catch(() => {}), Math.max(10, Math.min(60_000, idleMs / 3)))
+      : undefined;
+    touch?.unref();
     const keepAlive = setInterval(() => {
       if (queue.pending === 0) void push(': keep-alive\n\n');
     }, keepAliveMs);
@@ -176,14 +193,38 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       return fail(e, { allow: 'POST' });
     }
     const id = new URLSearchParams(request.query ?? '').get('sessionId');
-    const session = id === null ? undefined : sessions.get(id);
     // Another principal's session is as unknown as one that never was.
-    if (!session || session.owner !== principal?.id) {
+    const caller = callerKey({ principal, remoteAddress: request.remoteAddress });
+    const record = id === null ? undefined : await store.get(id, caller);
+    if (!record || id === null) {
       throw new McpLiteError('session_not_found', 'Session not found: open a stream with GET first');
     }
     assertJsonBodyHeaders(request.headers);
     const body = parseJsonBody(await request.readBody(maxBody));
-    session.connection.receive(body);
+    const local = sessions.get(id);
+    if (local) local.connection.receive(body);
+    else await store.publish(id, { type: 'inbound', body });
     return accepted();
+  }
+
+  /** Makes the session of a new stream, in the store's count of legacy sessions (the legacy wording on refusal). */
+  async function createSession(owner: string): Promise<string> {
+    try {
+      const record = await store.create(
+        { kind: 'sse', owner, revision: '2024-11-05', clientCapabilities: {}, clientInfo: {} },
+        counts,
+      );
+      return record.id;
+    } catch (err) {
+      if (!(err instanceof McpLiteError) || err.code !== 'resource_exhausted') throw err;
+      if (err.data?.scope === 'caller') {
+        throw new McpLiteError(
+          'resource_exhausted',
+          `Too many open SSE sessions for this caller (at most ${maxPerCaller}): close some first`,
+          { limit: maxPerCaller },
+        );
+      }
+      throw new McpLiteError('resource_exhausted', `Too many open SSE sessions (at most ${maxSessions})`);
+    }
   }
 }

@@ -42,8 +42,11 @@ export class Reply {
   ) {}
 }
 
-/** What the loop answers a message with: a reply, the exchange that will finish it, or nothing (a notification). */
-export type LoopAnswer<X extends Exchange> = X | Reply | undefined;
+/**
+ * What the loop answers a message with: a reply (a promise of one for `initialize`, whose session the store makes),
+ * the exchange that will finish it, or nothing (a notification).
+ */
+export type LoopAnswer<X extends Exchange> = X | Reply | Promise<Reply> | undefined;
 
 /** How a framing takes part in the loop: what differs between Streamable HTTP and stdio. */
 export interface Framing<I extends Inbound, X extends Exchange> {
@@ -56,8 +59,11 @@ export interface Framing<I extends Inbound, X extends Exchange> {
   readonly versionHeaderRequired: boolean;
   /** Makes the exchange of one request. */
   exchange(init: ExchangeInit, inbound: I): X;
-  /** `initialize` succeeded: opens the session; returns headers for the answer (HTTP's `Mcp-Session-Id`). */
-  initialized(init: Initialized, inbound: I): Record<string, string> | undefined;
+  /**
+   * `initialize` succeeded: opens the session; returns headers for the answer (HTTP's `Mcp-Session-Id`), or a
+   * promise of them when the store makes the session.
+   */
+  initialized(init: Initialized, inbound: I): MaybePromise<Record<string, string> | undefined>;
   /** Checks a stateless request's transport headers (the HTTP routing headers); throws what is wrong. */
   checkStateless?(m: JsonRpcRequest, inbound: I): void;
   /** `subscriptions/listen` (stateless): keeps the notifications asked for flowing to the client. */
@@ -92,7 +98,8 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
    */
   message(body: unknown, inbound: I, slot?: Sink): LoopAnswer<X> {
     if (isResponse(body)) {
-      this.serverRequests.settle(body);
+      // A response nobody waits for (any more) is dropped, as is one the store could not carry.
+      this.serverRequests.settle(body).catch(() => {});
       return undefined;
     }
     let m: JsonRpcRequest;
@@ -102,7 +109,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
         throw new McpLiteError('invalid_request', 'Invalid Request: initialize must not be batched');
       }
     } catch (err) {
-      return this.errorReply(400, idOf(body), err, false);
+      return this.errorReply(undefined, idOf(body), err, false);
     }
     const { session, versionHeader } = inbound;
     const params = isObject(m.params) ? m.params : undefined;
@@ -122,7 +129,12 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
         if (session)
           throw new McpLiteError('invalid_request', 'Invalid Request: the session is already initialized');
         const init = this.engine.initialize(params ?? {});
-        return new Reply(200, resultMessage(id, init.result), this.framing.initialized(init, inbound));
+        const headers = this.framing.initialized(init, inbound);
+        if (!(headers instanceof Promise)) return new Reply(200, resultMessage(id, init.result), headers);
+        return headers.then(
+          (h) => new Reply(200, resultMessage(id, init.result), h),
+          (err) => this.errorReply(undefined, id, err, false),
+        );
       }
       if (stateless) {
         const decl = checkStateless(params, versionHeader, this.framing.versionHeaderRequired);
@@ -182,6 +194,8 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
       const answer = this.message(m, inbound, slot);
       if (answer === undefined) return undefined;
       if (answer instanceof Reply) return typeof answer.body === 'string' ? answer.body : undefined;
+      if (answer instanceof Promise)
+        return answer.then((r) => (typeof r.body === 'string' ? r.body : undefined));
       return slot.message;
     });
   }

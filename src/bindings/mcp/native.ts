@@ -10,7 +10,7 @@ export interface McpNativeContext extends Omit<Exchange, 'finish'> {
 export interface McpNativeTool {
   /** The `Tool` as listed (name, description, inputSchema, …). */
   tool: { name: string; inputSchema: Record<string, unknown>; [key: string]: unknown };
-  /** Returns the result object (`CallToolResult`, `InputRequiredResult`, …); throw McpProtocolError for errors. */
+  /** Returns the result object (`CallToolResult`, `InputRequiredResult`, …); throw an McpLiteError for errors. */
   handler: (
     params: Record<string, unknown>,
     ctx: McpNativeContext,

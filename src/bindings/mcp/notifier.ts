@@ -1,6 +1,6 @@
 import type { ToolServer } from '../../core/server.js';
 import { META } from './revisions.js';
-import type { SessionStore } from './sessions.js';
+import type { SessionHub } from './sessions.js';
 
 /** What a stateless `subscriptions/listen` stream asked to hear about. */
 export interface SubscriptionFilter {
@@ -19,7 +19,7 @@ interface Listener {
 
 /**
  * Fans server-side changes out to clients: list_changed and resources/updated go to initialized sessions (on
- * their GET stream) and to stateless `subscriptions/listen` streams that asked for them, tagged with the
+ * their GET stream, wherever it is open: every session of the binding's store hears this replica's changes) and to stateless `subscriptions/listen` streams that asked for them, tagged with the
  * subscription id.
  */
 export class Notifier {
@@ -28,12 +28,12 @@ export class Notifier {
 
   constructor(
     server: ToolServer,
-    sessions: SessionStore | undefined,
+    sessions: SessionHub | undefined,
     extraSinks: Set<(message: string) => void>,
   ) {
     const broadcast = (method: string, flag: keyof SubscriptionFilter) => () => {
       const plain = JSON.stringify({ jsonrpc: '2.0', method });
-      if (sessions) for (const s of sessions.all()) if (s.initialized) s.send(plain);
+      sessions?.broadcast(plain);
       for (const sink of extraSinks) sink(plain);
       for (const l of this.listeners) {
         if (l.filter[flag]) l.send(tagged(method, {}, l.id));
@@ -49,7 +49,7 @@ export class Notifier {
           method: 'notifications/resources/updated',
           params: { uri },
         });
-        if (sessions) for (const s of sessions.all()) if (s.subscriptions.has(uri)) s.send(plain);
+        sessions?.broadcast(plain, uri);
         for (const sink of extraSinks) sink(plain);
         for (const l of this.listeners) {
           if (l.filter.resourceSubscriptions?.includes(uri))

@@ -1,70 +1,67 @@
 import { randomBytes } from 'node:crypto';
 import { McpLiteError } from '../../core/errors.js';
+import type { SessionStateStore } from '../../core/session-state.js';
 import type { JsonRpcId } from '../common/jsonrpc.js';
-
-interface Pending {
-  resolve: (result: unknown) => void;
-  reject: (err: unknown) => void;
-  timer: NodeJS.Timeout;
-}
 
 /**
  * Requests the server sends to the client (elicitation/create on the handshake revisions) and waits for. Over
- * Streamable HTTP the answer comes back in a separate POST, perhaps without a session, so the ids carry 96 random
- * bits and the pending table is the binding's, not a session's.
+ * Streamable HTTP the answer comes back in a separate POST, perhaps without a session and perhaps to another
+ * replica, so the ids carry 96 random bits and the waiting goes through the binding's store
+ * (`SessionStateStore.awaitResponse`): a response delivered on any replica sharing it reaches the request.
  */
 export class ServerRequests {
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Set<(reason: unknown) => void>();
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly store: SessionStateStore,
+    private readonly timeoutMs: number,
+  ) {}
 
-  /** Opens a request: its id to send and the answer to await (rejects on timeout, error reply or abort). */
-  open(signal?: AbortSignal): { id: string; answer: Promise<unknown> } {
+  /**
+   * Sends a request (`send` gets its id, once a response can reach it) and resolves with the client's result;
+   * rejects on timeout, an error reply, abort or shutdown.
+   */
+  async ask(signal: AbortSignal | undefined, send: (id: string) => void): Promise<unknown> {
+    signal?.throwIfAborted();
     const id = `srv-${randomBytes(12).toString('base64url')}`;
-    const answer = new Promise<unknown>((resolve, reject) => {
+    const waiter = await this.store.awaitResponse(id, this.timeoutMs);
+    return new Promise<unknown>((resolve, reject) => {
+      const fail = (reason: unknown) => {
+        done();
+        waiter.cancel();
+        reject(reason);
+      };
+      const onAbort = () =>
+        fail(signal?.reason ?? new McpLiteError('cancelled', 'The request was cancelled'));
       const done = () => {
-        clearTimeout(timer);
-        this.pending.delete(id);
+        this.pending.delete(fail);
         signal?.removeEventListener('abort', onAbort);
       };
-      const onAbort = () => {
-        done();
-        reject(signal?.reason ?? new McpLiteError('cancelled', 'The request was cancelled'));
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new McpLiteError('deadline_exceeded', 'The client did not answer the server request in time'));
-      }, this.timeoutMs);
-      timer.unref();
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, {
-        resolve: (r) => {
-          done();
-          resolve(r);
-        },
-        reject: (e) => {
-          done();
-          reject(e);
-        },
-        timer,
-      });
+      this.pending.add(fail);
+      waiter.response.then((response) => {
+        done();
+        if (response.error !== undefined) {
+          const e = response.error as { message?: unknown };
+          reject(new McpLiteError('invalid_request', `The client refused: ${String(e?.message ?? 'error')}`));
+        } else resolve(response.result);
+      }, fail);
+      send(id);
     });
-    return { id, answer };
   }
 
-  /** Settles the request a client response answers; false when no such request is pending. */
-  settle(message: { id: JsonRpcId; result?: unknown; error?: unknown }): boolean {
-    const p = typeof message.id === 'string' ? this.pending.get(message.id) : undefined;
-    if (!p) return false;
-    if (message.error !== undefined) {
-      const e = message.error as { message?: unknown };
-      p.reject(new McpLiteError('invalid_request', `The client refused: ${String(e?.message ?? 'error')}`));
-    } else p.resolve(message.result);
-    return true;
+  /** Settles the request a client response answers, wherever it waits; false when no such request is pending. */
+  settle(message: { id: JsonRpcId; result?: unknown; error?: unknown }): Promise<boolean> {
+    if (typeof message.id !== 'string') return Promise.resolve(false);
+    return this.store.deliverResponse(message.id, { result: message.result, error: message.error });
   }
 
-  /** Rejects everything pending (shutdown). */
+  /** Rejects everything pending in this process (shutdown). */
   rejectAll(reason: unknown): void {
-    for (const p of [...this.pending.values()]) p.reject(reason);
+    for (const fail of [...this.pending]) fail(reason);
   }
 }

@@ -1,241 +1,193 @@
 import { randomBytes } from 'node:crypto';
 import { McpLiteError } from '../../core/errors.js';
-import { AsyncQueue } from '../common/async-queue.js';
+import type { Logger } from '../../core/logger.js';
+import type {
+  SessionDialect,
+  SessionRecord,
+  SessionStateStore,
+  SessionStoreOptions,
+} from '../../core/session-state.js';
+import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { boundedClientInfo, boundedObject, CAPABILITY_LIMITS } from './bounded.js';
 
 /**
  * Sessions of the handshake revisions. A session exists only where a handshake feature needs one: the log
  * level set by `logging/setLevel`, resource subscriptions, and the GET stream that carries notifications
- * outside any request. Events sent on it are numbered and kept a while so that a client can resume with
- * `Last-Event-ID`.
+ * outside any request. Its state lives in a `SessionStateStore` (memory by default, Redis to share it between
+ * replicas); a request gets an `McpSession`, a view of the record read when the request arrived, whose changes go
+ * back through the store. Events sent on it are numbered and kept in the store so that a client can resume with
+ * `Last-Event-ID` on any replica (`session-streams.ts` holds the open streams).
  */
 
-/** One stored SSE event. */
-interface StoredEvent {
-  id: string;
-  stream: string;
-  data: string;
-}
+/** The bounds of a session store (re-exported where the binding's options were always read from). */
+export type { SessionStoreOptions };
 
-/** A session: negotiated revision, the client's capabilities and the server→client stream. */
+/** Longest resource URI a session subscribes to. */
+const MAX_URI_CHARS = 2048;
+
+// Event ids are made here rather than by the store, so that a request's stream is written without waiting for
+// it: unique across replicas (a random prefix per process) and visible ASCII, as SSE ids must be.
+const PROCESS_TAG = randomBytes(4).toString('hex');
+let eventSeq = 0;
+
+/** A session as one request sees it: the stored record, and how to change it and reach its client. */
 export class McpSession {
-  /** Whether `notifications/initialized` arrived. */
-  initialized = false;
-  /** The threshold set by `logging/setLevel`; no logs are sent before it is set. */
-  logLevel: string | undefined;
-  /** URIs the client subscribed to (bounded: see `subscribe`). */
-  readonly subscriptions = new Set<string>();
-  lastSeen = Date.now();
-  closed = false;
-  private stream: AsyncQueue<string> | undefined;
-  private readonly events: StoredEvent[] = [];
-  private eventChars = 0;
-  private seq = 0;
-  private readonly closeListeners: Array<() => void> = [];
-  private readonly resumed = new Map<string, AsyncQueue<string>>();
+  private readonly subscribed: Set<string>;
 
   constructor(
-    readonly id: string,
-    readonly revision: string,
-    /** What the client declared, as a bounded copy (`bounded.ts`). */
-    readonly clientCapabilities: Record<string, unknown>,
-    /** The client's name, title, version and website, each string cut short. */
-    readonly clientInfo: Record<string, string>,
-    /** `callerKey` of whoever opened it: with auth, a session is unknown to every other principal. */
-    readonly owner: string,
-    private readonly limits: SessionLimits,
-  ) {}
+    private readonly rec: SessionRecord,
+    private readonly hub: SessionHub,
+  ) {
+    this.subscribed = new Set(rec.subscriptions);
+  }
 
-  /**
-   * Numbers an event of `stream` and keeps it for resumption (the newest `maxEvents`, within `maxEventBytes`);
-   * returns the SSE text.
-   */
-  record(stream: string, message: string): string {
-    const id = `${stream}_${++this.seq}`;
-    this.events.push({ id, stream, data: message });
-    this.eventChars += message.length;
-    while (
-      this.events.length > this.limits.maxEvents ||
-      (this.eventChars > this.limits.maxEventBytes && this.events.length > 0)
-    ) {
-      this.eventChars -= this.events.shift()!.data.length;
-    }
-    return `id: ${id}\nevent: message\ndata: ${message}\n\n`;
+  /** The session id (`Mcp-Session-Id`). */
+  get id(): string {
+    return this.rec.id;
+  }
+  /** The negotiated revision. */
+  get revision(): string {
+    return this.rec.revision;
+  }
+  /** What the client declared, as a bounded copy (`bounded.ts`). */
+  get clientCapabilities(): Record<string, unknown> {
+    return this.rec.clientCapabilities;
+  }
+  /** The client's name, title, version and website, each string cut short. */
+  get clientInfo(): Record<string, string> {
+    return this.rec.clientInfo;
+  }
+  /** `callerKey` of whoever opened it: with auth, a session is unknown to every other principal. */
+  get owner(): string {
+    return this.rec.owner;
+  }
+  /** Whether `notifications/initialized` arrived (when the request was read, or since through this view). */
+  get initialized(): boolean {
+    return this.rec.initialized;
+  }
+  /** The threshold set by `logging/setLevel`; no logs are sent before it is set. */
+  get logLevel(): string | undefined {
+    return this.rec.logLevel;
+  }
+  /** The dialect its client speaks when not MCP's own (`draft-seed`), as `initialize` found it. */
+  get dialect(): SessionDialect | undefined {
+    return this.rec.dialect;
+  }
+  /** URIs the client subscribed to (bounded: see `subscribe`). */
+  get subscriptions(): ReadonlySet<string> {
+    return this.subscribed;
+  }
+
+  /** `notifications/initialized` arrived. */
+  markInitialized(): Promise<void> {
+    this.rec.initialized = true;
+    return this.hub.store.update(this.id, { initialized: true });
+  }
+
+  /** `logging/setLevel`. */
+  setLogLevel(level: string): Promise<void> {
+    this.rec.logLevel = level;
+    return this.hub.store.update(this.id, { logLevel: level });
   }
 
   /** `resources/subscribe`: refuses a URI over the length bound, and more than `maxSubscriptions` (-32004). */
-  subscribe(uri: string): void {
+  async subscribe(uri: string): Promise<void> {
     if (uri.length > MAX_URI_CHARS) {
       throw new McpLiteError(
         'invalid_params',
         `Invalid params: "uri" is longer than ${MAX_URI_CHARS} characters`,
       );
     }
-    if (!this.subscriptions.has(uri) && this.subscriptions.size >= this.limits.maxSubscriptions) {
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Too many subscriptions in this session (limit ${this.limits.maxSubscriptions}): unsubscribe first`,
-        { limit: this.limits.maxSubscriptions },
-      );
-    }
-    this.subscriptions.add(uri);
+    await this.hub.store.subscribe(this.id, uri);
+    this.subscribed.add(uri);
   }
 
-  /** Events of the same stream after `lastEventId`, as SSE text; undefined when that event is unknown. */
-  replayAfter(lastEventId: string): { stream: string; chunks: string[] } | undefined {
-    const index = this.events.findIndex((e) => e.id === lastEventId);
-    if (index < 0) return undefined;
-    const stream = this.events[index]!.stream;
-    const chunks = this.events
-      .slice(index + 1)
-      .filter((e) => e.stream === stream)
-      .map((e) => `id: ${e.id}\nevent: message\ndata: ${e.data}\n\n`);
-    return { stream, chunks };
-  }
-
-  /** Carries what a POST stream still sends on a GET stream that resumed it (`Last-Event-ID`). */
-  attach(stream: string, queue: AsyncQueue<string>): void {
-    this.resumed.get(stream)?.end();
-    this.resumed.set(stream, queue);
-    queue.onConsumerGone(() => {
-      if (this.resumed.get(stream) === queue) this.resumed.delete(stream);
-    });
-  }
-
-  /** Sends an already recorded chunk of a POST stream to whoever resumed it (dropped when nobody did yet). */
-  deliver(stream: string, chunk: string): Promise<void> {
-    return this.resumed.get(stream)?.push(chunk) ?? Promise.resolve();
-  }
-
-  /** Opens (or replaces) the GET stream. */
-  openStream(): AsyncQueue<string> {
-    this.stream?.end();
-    const queue = new AsyncQueue<string>();
-    this.stream = queue;
-    queue.onConsumerGone(() => {
-      if (this.stream === queue) this.stream = undefined;
-    });
-    return queue;
-  }
-
-  /** Whether a GET stream is open. */
-  get hasStream(): boolean {
-    return this.stream !== undefined;
-  }
-
-  /** Where messages outside requests go instead of the GET stream (stdio). */
-  sink: ((message: string) => void) | undefined;
-
-  /** Sends a message on the GET stream (kept for resumption even when no stream is open). */
-  send(message: string): void {
-    if (this.sink) {
-      this.sink(message);
-      return;
-    }
-    const chunk = this.record('get', message);
-    void this.stream?.push(chunk);
-  }
-
-  /** Runs `listener` when the session ends. */
-  onClose(listener: () => void): void {
-    this.closeListeners.push(listener);
-  }
-
-  /** Ends the session: closes its stream and tells listeners. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.stream?.end();
-    this.stream = undefined;
-    for (const q of this.resumed.values()) q.end();
-    this.resumed.clear();
-    for (const l of this.closeListeners.splice(0)) l();
-  }
-}
-
-/** Longest resource URI a session subscribes to. */
-const MAX_URI_CHARS = 2048;
-
-/** What one session may keep. */
-interface SessionLimits {
-  maxEvents: number;
-  maxEventBytes: number;
-  maxSubscriptions: number;
-}
-
-/**
- * Options of the session store. A session is the client's state, so it is bounded per caller (`callerKey`: the
- * principal, else the remote address) and in total; a bound reached is the reaching caller's `resource_exhausted`
- * (-32004, HTTP 429). A live session is never evicted to make room: sessions end by DELETE or by idling.
- */
-export interface SessionStoreOptions {
-  /** Most live sessions in all. Default 10 000. */
-  maxSessions?: number;
-  /** Most live sessions one caller may hold. Default 100. */
-  maxSessionsPerCaller?: number;
-  /** A session unused this long (and with no open GET stream) is closed. Default 30 minutes. */
-  idleMs?: number;
-  /** Events kept per session for `Last-Event-ID` resumption. Default 256. */
-  maxEvents?: number;
-  /** Most characters of events kept per session for resumption (the oldest go first). Default 1 MiB. */
-  maxEventBytes?: number;
-  /** Most resource subscriptions per session. Default 1 000. */
-  maxSubscriptions?: number;
-}
-
-/** The live sessions of one binding (memory; sessions are per replica, as the handshake revisions assume). */
-export class SessionStore {
-  private readonly sessions = new Map<string, McpSession>();
-  private readonly perCaller = new Map<string, number>();
-  private readonly maxSessions: number;
-  private readonly maxPerCaller: number;
-  private readonly idleMs: number;
-  private readonly limits: SessionLimits;
-  private sweeper: NodeJS.Timeout | undefined;
-
-  constructor(options: SessionStoreOptions = {}) {
-    this.maxSessions = options.maxSessions ?? 10_000;
-    this.maxPerCaller = options.maxSessionsPerCaller ?? 100;
-    this.idleMs = options.idleMs ?? 30 * 60_000;
-    this.limits = {
-      maxEvents: options.maxEvents ?? 256,
-      maxEventBytes: options.maxEventBytes ?? 1024 * 1024,
-      maxSubscriptions: options.maxSubscriptions ?? 1000,
-    };
+  /** `resources/unsubscribe`. */
+  async unsubscribe(uri: string): Promise<void> {
+    this.subscribed.delete(uri);
+    await this.hub.store.unsubscribe(this.id, uri);
   }
 
   /**
-   * Creates a session with a fresh unguessable id (visible ASCII only, as the spec requires) for `owner`
-   * (`callerKey`), keeping bounded copies of what the client declared. Throws `resource_exhausted` when the owner
-   * or the store holds as many sessions as allowed.
+   * Numbers an event of `stream` and keeps it for resumption (the store keeps the newest `maxEvents`, within
+   * `maxEventBytes`); returns the SSE text at once, the store write follows in order.
    */
-  create(revision: string, clientCapabilities: unknown, clientInfo: unknown, owner: string): McpSession {
-    const held = this.perCaller.get(owner) ?? 0;
-    if (held >= this.maxPerCaller) {
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Too many sessions for this caller (limit ${this.maxPerCaller}): end unused ones with DELETE, or wait for idle ones to expire`,
-        { limit: this.maxPerCaller, scope: 'caller' },
-      );
-    }
-    if (this.sessions.size >= this.maxSessions) {
-      throw new McpLiteError('resource_exhausted', 'The server holds as many sessions as it can: try later', {
-        limit: this.maxSessions,
-        scope: 'server',
-      });
-    }
-    const session = new McpSession(
-      randomBytes(16).toString('hex'),
+  record(stream: string, message: string): string {
+    const id = `${stream}_${PROCESS_TAG}${++eventSeq}`;
+    this.hub.keep(this.id, { id, stream, data: message });
+    return sseEvent(id, message);
+  }
+
+  /** Sends an already recorded chunk of a POST stream to whoever resumed it, on any replica (dropped if nobody). */
+  deliver(stream: string, chunk: string): Promise<void> {
+    const id = chunk.slice(4, chunk.indexOf('\n'));
+    return this.hub.store.publish(this.id, { type: 'event', stream, id, chunk }).catch(() => {});
+  }
+
+  /** Sends a message on the GET stream, wherever it is open (kept for resumption even when none is). */
+  send(message: string): Promise<void> {
+    return this.hub.send(this.id, message);
+  }
+
+  /** Where messages outside requests go instead of the GET stream (a connection: stdio, WebSocket, legacy SSE). */
+  get sink(): ((message: string) => void) | undefined {
+    return this.hub.sinks.get(this.id);
+  }
+  set sink(sink: ((message: string) => void) | undefined) {
+    if (sink) this.hub.sinks.set(this.id, sink);
+    else this.hub.sinks.delete(this.id);
+  }
+}
+
+/** One SSE event's text. */
+export function sseEvent(id: string, message: string): string {
+  return `id: ${id}\nevent: message\ndata: ${message}\n\n`;
+}
+
+/**
+ * The sessions of one binding, through its store: creating and finding them (with the owner check), ending them,
+ * and sending messages on their GET streams wherever those are open.
+ */
+export class SessionHub {
+  /** Sessions of this process whose messages outside requests go to a connection rather than a GET stream. */
+  readonly sinks = new Map<string, (message: string) => void>();
+  /**
+   * How a message outside requests is rewritten for the sessions of a dialect (the draft seed's, over Streamable
+   * HTTP): called once per message, before it goes to every session, whose record names its dialect.
+   */
+  readonly dialects = new Map<SessionDialect, (message: string) => string>();
+
+  constructor(
+    /** Where the sessions live. */
+    readonly store: SessionStateStore,
+    private readonly log: Logger | undefined,
+  ) {}
+
+  /**
+   * Creates a session for `owner` (`callerKey`), keeping bounded copies of what the client declared, and the
+   * dialect its client speaks when not MCP's own. Rejects `resource_exhausted` when the owner or the store holds as
+   * many sessions as allowed.
+   */
+  async create(
+    revision: string,
+    clientCapabilities: unknown,
+    clientInfo: unknown,
+    owner: string,
+    dialect?: SessionDialect,
+  ): Promise<McpSession> {
+    const record = await this.store.create({
       revision,
-      boundedObject(clientCapabilities, CAPABILITY_LIMITS),
-      boundedClientInfo(clientInfo),
+      clientCapabilities: boundedObject(clientCapabilities, CAPABILITY_LIMITS),
+      clientInfo: boundedClientInfo(clientInfo),
       owner,
-      this.limits,
-    );
-    this.sessions.set(session.id, session);
-    this.perCaller.set(owner, held + 1);
-    this.startSweeper();
-    return session;
+      ...(dialect ? { dialect } : {}),
+    });
+    return new McpSession(record, this);
+  }
+
+  /** A view of a record already read (a connection's own session). */
+  view(record: SessionRecord): McpSession {
+    return new McpSession(record, this);
   }
 
   /**
@@ -243,57 +195,88 @@ export class SessionStore {
    * unknown to everyone else (sessions opened without auth are bound to no one: the id is the capability, and an
    * address may change under NAT or a proxy).
    */
-  get(id: string, caller?: string): McpSession | undefined {
-    const s = this.sessions.get(id);
-    if (!s || (caller !== undefined && !ownedBy(s, caller))) return undefined;
-    s.lastSeen = Date.now();
-    return s;
+  async get(id: string, caller?: string): Promise<McpSession | undefined> {
+    const record = await this.store.get(id, caller);
+    return record ? new McpSession(record, this) : undefined;
   }
 
   /** Ends a session (when `caller` may see it, as for `get`); false when it was unknown. */
-  delete(id: string, caller?: string): boolean {
-    const s = this.sessions.get(id);
-    if (!s || (caller !== undefined && !ownedBy(s, caller))) return false;
-    this.sessions.delete(id);
-    const held = (this.perCaller.get(s.owner) ?? 1) - 1;
-    if (held > 0) this.perCaller.set(s.owner, held);
-    else this.perCaller.delete(s.owner);
-    s.close();
-    return true;
+  async delete(id: string, caller?: string): Promise<boolean> {
+    this.sinks.delete(id);
+    return this.store.delete(id, caller);
   }
 
-  /** How many sessions are live. */
-  get size(): number {
-    return this.sessions.size;
+  /** Sends a message outside any request: to the session's connection, else recorded and on its GET stream. */
+  async send(sessionId: string, message: string): Promise<void> {
+    const sink = this.sinks.get(sessionId);
+    if (sink) {
+      sink(message);
+      return;
+    }
+    const id = `get_${PROCESS_TAG}${++eventSeq}`;
+    const chunk = sseEvent(id, message);
+    await this.store.appendEvent(sessionId, { id, stream: 'get', data: message });
+    await this.store.publish(sessionId, { type: 'event', stream: 'get', id, chunk });
   }
 
-  /** Every live session. */
-  all(): IterableIterator<McpSession> {
-    return this.sessions.values();
-  }
-
-  /** Ends every session and stops the sweeper. */
-  closeAll(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = undefined;
-    for (const id of [...this.sessions.keys()]) this.delete(id);
-  }
-
-  private startSweeper(): void {
-    if (this.sweeper) return;
-    this.sweeper = setInterval(
-      () => {
-        const cutoff = Date.now() - this.idleMs;
-        for (const s of [...this.sessions.values()])
-          if (s.lastSeen < cutoff && !s.hasStream) this.delete(s.id);
-      },
-      Math.min(60_000, this.idleMs),
+  /**
+   * Sends a message to every initialized session (`uri`: only those subscribed to it). A failing store costs
+   * the notification, logged, not the change that caused it.
+   */
+  broadcast(message: string, uri?: string): void {
+    void this.sendAll(message, uri).catch((err) =>
+      this.log?.warn({ err: String(err) }, 'could not send a notification to the sessions'),
     );
-    this.sweeper.unref();
+  }
+
+  /** Keeps an event for resumption; a failing store costs the resumption of that event, logged. */
+  keep(sessionId: string, event: { id: string; stream: string; data: string }): void {
+    this.store
+      .appendEvent(sessionId, event)
+      .catch((err) => this.log?.warn({ err: String(err) }, 'could not keep an event for resumption'));
+  }
+
+  private async sendAll(message: string, uri: string | undefined): Promise<void> {
+    // Each dialect's shape is made once, now: a rewriting may remember what it announced (tools/changed).
+    const shaped = new Map<SessionDialect, string>();
+    for (const [dialect, rewrite] of this.dialects) shaped.set(dialect, rewrite(message));
+    for (const id of await this.store.ids()) {
+      const record = await this.store.peek(id);
+      if (!record) continue;
+      if (uri === undefined ? !record.initialized : !record.subscriptions.includes(uri)) continue;
+      await this.send(id, (record.dialect && shaped.get(record.dialect)) ?? message);
+    }
   }
 }
 
-/** Whether `caller` may see session `s`. */
-function ownedBy(s: McpSession, caller: string): boolean {
-  return !s.owner.startsWith('principal:') || s.owner === caller;
+/**
+ * Sessions in this process's memory whose `create` answers in the caller's turn: a connection (stdio, WebSocket,
+ * legacy SSE) is its own session, and the messages its client sends right after `initialize` must find it.
+ */
+export class SessionStore {
+  /** The memory store behind it. */
+  readonly store: MemorySessionStore;
+  /** The hub over that store (sending, broadcasting, sinks). */
+  readonly hub: SessionHub;
+
+  constructor(options: SessionStoreOptions = {}, log?: Logger) {
+    this.store = new MemorySessionStore(options);
+    this.hub = new SessionHub(this.store, log);
+  }
+
+  /** Creates a session at once (see `SessionHub.create`); throws `resource_exhausted` past a bound. */
+  create(revision: string, clientCapabilities: unknown, clientInfo: unknown, owner: string): McpSession {
+    const record = this.store.createNow({
+      revision,
+      clientCapabilities: boundedObject(clientCapabilities, CAPABILITY_LIMITS),
+      clientInfo: boundedClientInfo(clientInfo),
+      owner,
+    });
+    return this.hub.view(record);
+  }
+
+  /** Ends every session and lets go of the store's timers. */
+  closeAll(): Promise<void> {
+    return this.store.close();
+  }
 }

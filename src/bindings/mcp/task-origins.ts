@@ -1,15 +1,15 @@
-import { McpLiteError } from '../../core/errors.js';
+import type { SessionStateStore, TaskBounds, TaskResumeData } from '../../core/session-state.js';
 
 /**
- * Bounds of the tasks extension's per-replica memory. A task is a promise (the promise store bounds those); what
- * this replica adds is each task's origin (its tool and arguments, for `tasks/update` to resume it), kept until the
- * task expires. A bound reached is the reaching caller's `resource_exhausted` (-32004, HTTP 429), never another
- * caller's task dropped.
+ * Bounds of what the tasks extension keeps beside the promises. A task is a promise (the promise store bounds
+ * those); what the binding adds is each task's origin (its tool and arguments, for `tasks/update` to resume it),
+ * kept in the binding's store until the task expires. A bound reached is the reaching caller's
+ * `resource_exhausted` (-32004, HTTP 429), never another caller's task dropped.
  */
 export interface TaskLimits {
-  /** Most live tasks one caller (`callerKey`) may have made on this replica. Default 500. */
+  /** Most live tasks one caller (`callerKey`) may have made (in the store: across replicas sharing it). Default 500. */
   maxTasksPerCaller?: number;
-  /** Most live tasks on this replica. Default 5 000. */
+  /** Most live tasks in the store. Default 5 000. */
   maxTasks?: number;
   /**
    * Largest arguments (their JSON, in characters) kept to resume a task with `tasks/update`: a task called with
@@ -18,8 +18,10 @@ export interface TaskLimits {
   maxTaskArgumentBytes?: number;
 }
 
-/** What a task needs to be resumed with `tasks/update`, and whose it is. */
+/** What a task needs to be resumed with `tasks/update`, and whose it is: a view of the stored `TaskResumeData`. */
 export interface TaskOrigin {
+  /** The task's id (the token of its first promise). */
+  readonly taskId: string;
   readonly tool: string;
   /** Undefined once the task cannot take input any more (or its arguments were too large to keep). */
   arguments: unknown;
@@ -36,56 +38,37 @@ export interface TaskOrigin {
   expiresAt: number;
 }
 
-/** The origins of the tasks made on this replica, bounded per caller and in total, freed when their task expires. */
+/**
+ * The origins of the tasks, through the binding's `SessionStateStore` (so that a task made on one replica can be
+ * read and resumed on another sharing it), bounded per caller and in total, freed when their task expires. A
+ * change is read, made and written back whole: two replicas changing one task at the same instant keep the later.
+ */
 export class TaskOrigins {
-  // In expiry order (every promise lives the same TTL, and a renewed origin moves to the end), so that expired
-  // origins are found at the front.
-  private readonly byId = new Map<string, TaskOrigin>();
-  private readonly perCaller = new Map<string, number>();
-  private readonly maxPerCaller: number;
-  private readonly maxTotal: number;
+  private readonly bounds: TaskBounds;
   private readonly maxArgumentChars: number;
 
-  constructor(limits: TaskLimits = {}) {
-    this.maxPerCaller = limits.maxTasksPerCaller ?? 500;
-    this.maxTotal = limits.maxTasks ?? 5000;
+  constructor(
+    private readonly store: SessionStateStore,
+    limits: TaskLimits = {},
+  ) {
+    this.bounds = { maxTasksPerCaller: limits.maxTasksPerCaller ?? 500, maxTasks: limits.maxTasks ?? 5000 };
     this.maxArgumentChars = limits.maxTaskArgumentBytes ?? 32 * 1024;
   }
 
-  /** How many origins are kept. */
-  get size(): number {
-    return this.byId.size;
+  /** Rejects `resource_exhausted` when `owner`, or the store, holds as many tasks as allowed. */
+  admit(owner: string): Promise<void> {
+    return this.store.admitTask(owner, this.bounds);
   }
 
-  /** Throws `resource_exhausted` when `owner`, or this replica, holds as many tasks as allowed. */
-  admit(owner: string, now = Date.now()): void {
-    this.purge(now);
-    const held = this.perCaller.get(owner) ?? 0;
-    if (held >= this.maxPerCaller) {
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Too many tasks for this caller (limit ${this.maxPerCaller}): wait for some to expire`,
-        { limit: this.maxPerCaller, scope: 'caller' },
-      );
-    }
-    if (this.byId.size >= this.maxTotal) {
-      throw new McpLiteError('resource_exhausted', 'The server holds as many tasks as it can: try later', {
-        limit: this.maxTotal,
-        scope: 'server',
-      });
-    }
-  }
-
-  /** Keeps the origin of a new task; throws like `admit`. */
-  add(
+  /** Keeps the origin of a new task; rejects like `admit`. */
+  async add(
     taskId: string,
     init: { tool: string; arguments: unknown; token: string; owner: string; expiresAt: number },
     now = Date.now(),
-  ): TaskOrigin {
-    this.admit(init.owner, now);
-    const size = jsonChars(init.arguments);
-    const keep = size <= this.maxArgumentChars;
+  ): Promise<TaskOrigin> {
+    const keep = jsonChars(init.arguments) <= this.maxArgumentChars;
     const origin: TaskOrigin = {
+      taskId,
       tool: init.tool,
       arguments: keep ? init.arguments : undefined,
       notResumable: keep
@@ -97,47 +80,63 @@ export class TaskOrigins {
       owner: init.owner,
       expiresAt: init.expiresAt,
     };
-    this.byId.set(taskId, origin);
-    this.perCaller.set(init.owner, (this.perCaller.get(init.owner) ?? 0) + 1);
+    await this.store.addTask(taskId, toData(origin), this.bounds);
     return origin;
   }
 
   /** A resumed task runs as a new promise, which lives its own TTL. */
-  renew(taskId: string, origin: TaskOrigin, token: string, expiresAt: number, now = Date.now()): void {
+  renew(origin: TaskOrigin, token: string, expiresAt: number, now = Date.now()): Promise<void> {
     origin.token = token;
     origin.answered.clear();
     origin.lastUpdatedAt = now;
     origin.expiresAt = expiresAt;
-    this.byId.delete(taskId);
-    this.byId.set(taskId, origin);
+    return this.save(origin);
   }
 
   /** The origin of a live task. */
-  get(taskId: string, now = Date.now()): TaskOrigin | undefined {
-    const origin = this.byId.get(taskId);
-    if (origin && origin.expiresAt <= now) {
-      this.purge(now);
-      return undefined;
-    }
-    return origin;
+  async get(taskId: string, now = Date.now()): Promise<TaskOrigin | undefined> {
+    const data = await this.store.getTask(taskId);
+    if (!data || data.expiresAt <= now) return undefined;
+    return {
+      taskId,
+      tool: data.tool,
+      arguments: data.arguments,
+      notResumable: data.notResumable,
+      token: data.token,
+      answered: new Set(data.answered),
+      lastUpdatedAt: data.lastUpdatedAt,
+      owner: data.owner,
+      expiresAt: data.expiresAt,
+    };
   }
 
   /** The task ended (completed, failed, cancelled): nothing can resume it, so its arguments go. */
-  ended(origin: TaskOrigin): void {
+  ended(origin: TaskOrigin): Promise<void> {
+    if (origin.arguments === undefined && origin.notResumable !== undefined) return Promise.resolve();
     origin.arguments = undefined;
     origin.notResumable ??= 'it has ended';
+    return this.save(origin);
   }
 
-  /** Drops the origins whose task expired (they are at the front). */
-  private purge(now: number): void {
-    for (const [taskId, origin] of this.byId) {
-      if (origin.expiresAt > now) return;
-      this.byId.delete(taskId);
-      const held = (this.perCaller.get(origin.owner) ?? 1) - 1;
-      if (held > 0) this.perCaller.set(origin.owner, held);
-      else this.perCaller.delete(origin.owner);
-    }
+  /** Writes a changed origin back (its answered keys, its token). */
+  save(origin: TaskOrigin): Promise<void> {
+    return this.store.putTask(origin.taskId, toData(origin));
   }
+}
+
+/** An origin as stored (plain JSON). */
+function toData(origin: TaskOrigin): TaskResumeData {
+  const data: TaskResumeData = {
+    tool: origin.tool,
+    token: origin.token,
+    answered: [...origin.answered],
+    lastUpdatedAt: origin.lastUpdatedAt,
+    owner: origin.owner,
+    expiresAt: origin.expiresAt,
+  };
+  if (origin.arguments !== undefined) data.arguments = origin.arguments;
+  if (origin.notResumable !== undefined) data.notResumable = origin.notResumable;
+  return data;
 }
 
 /** The length of a value's JSON (infinite when it has none, so that it is never kept). */

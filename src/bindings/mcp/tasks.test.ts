@@ -4,12 +4,14 @@
  * tasks/cancel stops it, and a client without the extension is refused clearly.
  */
 import { describe, expect, it } from 'vitest';
+import type { McpLiteError } from '../../core/errors.js';
 import { createServer } from '../../create-server.js';
 import type { JsonRpcRequest } from '../common/jsonrpc.js';
 import { McpEngine } from './engine.js';
 import type { Exchange } from './exchange.js';
 import { STATELESS_REVISION } from './revisions.js';
 import { TASKS_EXTENSION, taskRegistryFor } from './tasks.js';
+import { toMcpError } from './wire.js';
 
 let release: () => void = () => {};
 
@@ -102,8 +104,16 @@ describe('the tasks extension', () => {
 
   it('refuses a task id it does not know, and one that is not a string', async () => {
     const { engine } = setup();
-    await expect(engine.handle(rq('tasks/get', { taskId: 'nope' }), exchange(true))).rejects.toMatchObject({
-      code: 'invalid_params',
+    // Its own code, which MCP answers as invalid params (-32602), data.reason as before.
+    let unknown: McpLiteError | undefined;
+    try {
+      await engine.handle(rq('tasks/get', { taskId: 'nope' }), exchange(true));
+    } catch (err) {
+      unknown = err as McpLiteError;
+    }
+    expect(unknown).toMatchObject({ code: 'task_not_found', data: { reason: 'task_not_found' } });
+    expect(toMcpError(unknown as McpLiteError, false)).toMatchObject({
+      code: -32602,
       data: { reason: 'task_not_found' },
     });
     await expect(engine.handle(rq('tasks/get', { taskId: 7 }), exchange(true))).rejects.toMatchObject({

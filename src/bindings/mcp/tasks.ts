@@ -3,6 +3,8 @@ import { asErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
+import type { SessionStateStore } from '../../core/session-state.js';
+import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { echoName } from '../common/echo.js';
 import type { Exchange } from './exchange.js';
 import { inputRequests, toElicitationReply } from './input-requests.js';
@@ -24,10 +26,18 @@ export interface TaskOptions extends TaskLimits {
   tasksRequired?: readonly string[];
 }
 
-/** The tasks extension for a server, when it has promises (tasks are promises under another name). */
-export function taskRegistryFor(server: ToolServer, options: TaskOptions = {}): TaskRegistry | undefined {
+/**
+ * The tasks extension for a server, when it has promises (tasks are promises under another name); task origins
+ * live in `store` (the binding's session store, so that replicas sharing it resume each other's tasks; default: a
+ * memory store of its own).
+ */
+export function taskRegistryFor(
+  server: ToolServer,
+  options: TaskOptions = {},
+  store?: SessionStateStore,
+): TaskRegistry | undefined {
   return server.promisesEnabled
-    ? new TaskRegistry(server, new Set(options.tasksRequired ?? []), options)
+    ? new TaskRegistry(server, new Set(options.tasksRequired ?? []), options, store)
     : undefined;
 }
 
@@ -35,8 +45,8 @@ export function taskRegistryFor(server: ToolServer, options: TaskOptions = {}): 
  * The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on the stateless revision: a promise becomes a
  * task for a client that declared the extension. Tasks are promises under another name, so the promise store
  * holds their state; the task id is the promise token. A task whose work ends by eliciting reports
- * `input_required`, and `tasks/update` resumes it as a new call of the same tool (this replica remembers the
- * arguments for that, bounded: `task-origins.ts`). With auth on, a task belongs to the principal that made it.
+ * `input_required`, and `tasks/update` resumes it as a new call of the same tool (the binding's session store
+ * keeps the arguments for that, bounded: `task-origins.ts`). With auth on, a task belongs to the principal that made it.
  */
 export class TaskRegistry {
   private readonly origins: TaskOrigins;
@@ -46,13 +56,15 @@ export class TaskRegistry {
     /** Tools that cannot run without the extension (MCP `taskSupport: "required"`). */
     private readonly required: ReadonlySet<string> = new Set(),
     limits: TaskLimits = {},
+    /** Where the task origins live (default: a memory store of this registry). */
+    store: SessionStateStore = new MemorySessionStore(),
   ) {
-    this.origins = new TaskOrigins(limits);
+    this.origins = new TaskOrigins(store, limits);
   }
 
   /** Refuses (`resource_exhausted`) a call that could become a task when its caller holds as many as allowed. */
-  admit(x: Pick<Exchange, 'principal' | 'remoteAddress'>): void {
-    this.origins.admit(callerKey(x));
+  admit(x: Pick<Exchange, 'principal' | 'remoteAddress'>): Promise<void> {
+    return this.origins.admit(callerKey(x));
   }
 
   /** Whether the request declared the extension. */
@@ -74,20 +86,20 @@ export class TaskRegistry {
    * A promise outcome as a `CreateTaskResult`, keeping the task's origin. Over a bound (calls racing past `admit`)
    * the promise is cancelled and the caller gets `resource_exhausted`.
    */
-  fromPromise(
+  async fromPromise(
     name: string,
     args: unknown,
     outcome: PromiseOutcome,
     x: Pick<Exchange, 'principal' | 'remoteAddress'>,
     previous?: { taskId: string; origin: TaskOrigin },
-  ): Record<string, unknown> {
+  ): Promise<Record<string, unknown>> {
     const now = Date.now();
     const expiresAt = now + this.server.promises!.ttlMs;
     const taskId = previous?.taskId ?? outcome.token;
-    if (previous) this.origins.renew(taskId, previous.origin, outcome.token, expiresAt, now);
+    if (previous) await this.origins.renew(previous.origin, outcome.token, expiresAt, now);
     else {
       try {
-        this.origins.add(
+        await this.origins.add(
           taskId,
           { tool: name, arguments: args, token: outcome.token, owner: callerKey(x), expiresAt },
           now,
@@ -124,7 +136,7 @@ export class TaskRegistry {
         return this.detailed(taskId, record, origin);
       case 'tasks/cancel':
         if (record.status === 'pending') await this.server.promises!.cancel(record.token);
-        if (origin) this.origins.ended(origin);
+        if (origin) await this.origins.ended(origin);
         return {};
       case 'tasks/update':
         await this.update(taskId, params, record, origin, x);
@@ -139,7 +151,7 @@ export class TaskRegistry {
     taskId: string,
     x: Pick<Exchange, 'principal' | 'remoteAddress'>,
   ): Promise<{ record: PromiseRecord; origin: TaskOrigin | undefined }> {
-    const origin = this.origins.get(taskId);
+    const origin = await this.origins.get(taskId);
     if (origin?.owner.startsWith('principal:') && origin.owner !== callerKey(x)) throw unknownTask(taskId);
     try {
       return { record: await this.server.promises!.record(origin?.token ?? taskId), origin };
@@ -149,11 +161,11 @@ export class TaskRegistry {
     }
   }
 
-  private detailed(
+  private async detailed(
     taskId: string,
     record: PromiseRecord,
     origin: TaskOrigin | undefined,
-  ): Record<string, unknown> {
+  ): Promise<Record<string, unknown>> {
     const base = {
       taskId,
       createdAt: new Date(record.createdAt).toISOString(),
@@ -164,7 +176,7 @@ export class TaskRegistry {
     if (record.status === 'pending') return { ...base, status: 'working' };
     const settlement = record.settlement;
     const inputRequired = settlement && 'outcome' in settlement && settlement.outcome.type === 'elicitation';
-    if (origin && !inputRequired) this.origins.ended(origin);
+    if (origin && !inputRequired) await this.origins.ended(origin);
     if (record.status === 'cancelled' || !settlement) return { ...base, status: 'cancelled' };
     if ('error' in settlement) {
       const e = settlement.error;
@@ -186,7 +198,11 @@ export class TaskRegistry {
       result: {
         ...toCallToolResult(
           { outcome, meta: emptyMeta() },
-          { hasOutputSchema: tool?.wire.outputSchema !== undefined },
+          // As listed (wire.ts toMcpTool): a long-running tool lists no outputSchema.
+          {
+            hasOutputSchema:
+              tool?.wire.outputSchema !== undefined && tool.longRunningEstimateMs === undefined,
+          },
         ),
         resultType: 'complete',
       },
@@ -227,6 +243,7 @@ export class TaskRegistry {
     );
     if (given.length === 0) return;
     for (const key of given) origin.answered.add(key);
+    await this.origins.save(origin);
     const actions = given.map((key) => (responses as Record<string, { action?: unknown }>)[key]?.action);
     const declined = actions.findIndex((action) => action !== 'accept');
     let result: CallResult;
@@ -249,15 +266,17 @@ export class TaskRegistry {
           elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
           principal: x.principal,
           remoteAddress: x.remoteAddress,
+          binding: 'mcp',
         });
       } catch (err) {
         for (const key of given) origin.answered.delete(key);
+        await this.origins.save(origin).catch(() => {});
         throw err;
       }
     }
     const next = result.outcome;
     if (next.type === 'promise') {
-      this.fromPromise(origin.tool, origin.arguments, next, x, { taskId, origin });
+      await this.fromPromise(origin.tool, origin.arguments, next, x, { taskId, origin });
       return;
     }
     // A tool that is not long-running answers (or asks again) at once: kept as a settled promise, so the task's
@@ -266,13 +285,13 @@ export class TaskRegistry {
       outcome: next,
       processingTimeMs: result.meta.processing_time_ms,
     });
-    this.fromPromise(origin.tool, origin.arguments, settled, x, { taskId, origin });
+    await this.fromPromise(origin.tool, origin.arguments, settled, x, { taskId, origin });
   }
 }
 
 function unknownTask(taskId: string): McpLiteError {
   const id = echoName(taskId);
-  return new McpLiteError('invalid_params', `Unknown task: ${id}`, { taskId: id, reason: 'task_not_found' });
+  return new McpLiteError('task_not_found', `Unknown task: ${id}`, { taskId: id, reason: 'task_not_found' });
 }
 
 function missingExtension(): McpLiteError {

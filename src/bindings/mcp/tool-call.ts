@@ -52,7 +52,8 @@ export class ToolCalls {
         native.handler(params, nativeContext(x, flight.signal, token)),
       );
     }
-    const hasOutputSchema = tool?.wire.outputSchema !== undefined;
+    // As listed (wire.ts toMcpTool): a long-running tool lists no outputSchema, so its promise keeps structuredContent.
+    const hasOutputSchema = tool?.wire.outputSchema !== undefined && tool.longRunningEstimateMs === undefined;
     const tasks = this.tasks;
     let elicitation: CallRequest['elicitation'];
     if (x.stateless && params.requestState !== undefined) elicitation = answersFromInputResponses(params);
@@ -60,8 +61,6 @@ export class ToolCalls {
       elicitation = mcpLiteAnswers(params.elicitation);
     this.tasks?.checkRequired(name, x);
     const asTask = tasks !== undefined && x.stateless && tasks.optedIn(x);
-    // A caller holding as many tasks as allowed is refused before its work starts.
-    if (asTask) tasks.admit(x);
     const onPartial =
       x.canNotify && (hasProgress || x.logLevel !== undefined)
         ? noticeSender(x, hasProgress ? (progressToken as string | number) : undefined)
@@ -77,18 +76,22 @@ export class ToolCalls {
           m.id ?? undefined,
           onPartial,
           answers,
+          'mcp',
         ),
       );
-    const complete = (result: CallResult): Record<string, unknown> =>
+    const complete = (result: CallResult): MaybePromise<Record<string, unknown>> =>
       result.outcome.type === 'promise' && asTask
         ? tasks.fromPromise(name, params.arguments, result.outcome, x)
         : toCallToolResult(result, { hasOutputSchema });
-    return this.flights.run(m, x, (flight) => {
-      const first = run(flight, elicitation);
-      // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
-      if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') return complete(first);
-      return elicitationRounds(first, flight, x, run, complete);
-    });
+    const go = () =>
+      this.flights.run(m, x, (flight) => {
+        const first = run(flight, elicitation);
+        // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
+        if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') return complete(first);
+        return elicitationRounds(first, flight, x, run, complete);
+      });
+    // A caller holding as many tasks as allowed is refused before its work starts (the store counts them).
+    return asTask ? tasks.admit(x).then(go) : go();
   }
 }
 
@@ -98,7 +101,7 @@ async function elicitationRounds(
   flight: Flight,
   x: Exchange,
   run: (flight: Flight, answers?: CallRequest['elicitation']) => MaybePromise<CallResult>,
-  complete: (result: CallResult) => Record<string, unknown>,
+  complete: (result: CallResult) => MaybePromise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   let result: CallResult = await first;
   for (let round = 0; result.outcome.type === 'elicitation'; round++) {

@@ -39,6 +39,11 @@ export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_meta: -32602,
   missing_capability: -32021,
   unsupported_version: -32022,
+  // Unknown prompts and tasks are invalid params in MCP (prompts/get, tasks/*), as unknown tools are.
+  prompt_not_found: -32602,
+  task_not_found: -32602,
+  webtool_not_found: -32602,
+  config_invalid: -32602,
 };
 
 /** The JSON-RPC code of each error code on the stateless revision (2026-07-28), which made resource-not-found -32602. */
@@ -77,6 +82,10 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_meta: 400,
   missing_capability: 400,
   unsupported_version: 400,
+  prompt_not_found: 200,
+  task_not_found: 200,
+  webtool_not_found: 200,
+  config_invalid: 200,
 };
 
 /** The HTTP statuses of the stateless revision, which answers an unknown (or removed) method with 404. */
@@ -111,10 +120,21 @@ export function resultMessage(id: JsonRpcId, result: Record<string, unknown>): s
   return `${head}{"content":[{"type":"text","text":${text}}],"structuredContent":${structured}${resultType}}}`;
 }
 
-/** An MCP `Tool` from core's wire tool: `@type` moves into `_meta` (MCP has no such field). */
-export function toMcpTool(tool: WireTool): Record<string, unknown> {
+/**
+ * An MCP `Tool` from core's wire tool: `@type` moves into `_meta` (MCP has no such field). MCP's `outputSchema`
+ * describes `structuredContent` and must be an object schema: one that is not (`type` other than `"object"`) is
+ * listed as `{ result }`, the wrapper `toCallToolResult` sends such answers in. A long-running tool lists none:
+ * its result is always a promise (the token), and its answer comes through `redeem` or a task (docs/mcp.md).
+ */
+export function toMcpTool(tool: WireTool, longRunning: boolean): Record<string, unknown> {
   const { '@type': type, ...rest } = tool;
-  return type ? { ...rest, _meta: { 'mcplite/type': type } } : rest;
+  const mcp: Record<string, unknown> = rest;
+  const output = rest.outputSchema;
+  if (output !== undefined && longRunning) delete mcp.outputSchema;
+  else if (output !== undefined && output.type !== 'object') {
+    mcp.outputSchema = { type: 'object', properties: { result: output }, required: ['result'] };
+  }
+  return type ? { ...mcp, _meta: { 'mcplite/type': type } } : mcp;
 }
 
 /** Options of the outcome mapping. */

@@ -102,8 +102,7 @@ export function createWebtoolsBinding(
   function findWebtool(name: string): Webtool {
     const webtool = server.webtools.get(name);
     if (webtool) return webtool;
-    throw new McpLiteError('method_not_found', `Webtool not found: ${truncate(name)}`, {
-      reason: 'webtool_not_found',
+    throw new McpLiteError('webtool_not_found', `Webtool not found: ${truncate(name)}`, {
       available_webtools: server.webtools.names(),
     });
   }
@@ -118,8 +117,7 @@ export function createWebtoolsBinding(
     }
     const found = webtool.versions.get(version);
     if (found) return found;
-    throw new McpLiteError('method_not_found', `Version ${version} of webtool ${webtool.name} not found`, {
-      reason: 'webtool_not_found',
+    throw new McpLiteError('webtool_not_found', `Version ${version} of webtool ${webtool.name} not found`, {
       available_versions: [...webtool.versions.keys()],
     });
   }
@@ -204,12 +202,9 @@ function toCall(
     const pinned = webtool.versions.get(b.version);
     if (!pinned) {
       throw new McpLiteError(
-        'method_not_found',
+        'webtool_not_found',
         `Version ${b.version} of webtool ${webtool.name} not found`,
-        {
-          reason: 'webtool_not_found',
-          available_versions: [...webtool.versions.keys()],
-        },
+        { available_versions: [...webtool.versions.keys()] },
       );
     }
     version = pinned;
@@ -249,6 +244,8 @@ class WebtoolCall implements CallRequest {
   readonly name: string;
   readonly action: WebtoolActionEntry['tool'];
   readonly arguments: unknown;
+  /** The binding, for metrics. */
+  readonly binding = 'webtools';
   onPartial?: (data: unknown) => void | Promise<void>;
 
   constructor(

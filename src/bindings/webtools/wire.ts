@@ -16,8 +16,7 @@ export interface WebtoolsError {
 /**
  * The Webtools code and HTTP status of each core error code: a pure table. The spec's five codes
  * (WEBTOOL_NOT_FOUND, SCHEMA_ERROR, CONFIG_ERROR, RATE_LIMIT, INTERNAL_ERROR) come first; the rest are this
- * server's own codes, which the spec allows. WEBTOOL_NOT_FOUND and CONFIG_ERROR are refinements of
- * `method_not_found` and `invalid_params`, chosen by the error's `reason` (see `webtoolsErrorOf`).
+ * server's own codes, which the spec allows.
  */
 export const WEBTOOLS_ERRORS: Readonly<Record<ErrorCode, WebtoolsError>> = {
   parse_error: { code: 'SCHEMA_ERROR', status: 400 },
@@ -25,6 +24,8 @@ export const WEBTOOLS_ERRORS: Readonly<Record<ErrorCode, WebtoolsError>> = {
   invalid_params: { code: 'SCHEMA_ERROR', status: 400 },
   rate_limited: { code: 'RATE_LIMIT', status: 429 },
   internal: { code: 'INTERNAL_ERROR', status: 500 },
+  webtool_not_found: { code: 'WEBTOOL_NOT_FOUND', status: 404 },
+  config_invalid: { code: 'CONFIG_ERROR', status: 400 },
   method_not_found: { code: 'NOT_FOUND', status: 404 },
   tool_not_found: { code: 'ACTION_NOT_FOUND', status: 404 },
   promise_not_found: { code: 'PROMISE_NOT_FOUND', status: 404 },
@@ -45,24 +46,22 @@ export const WEBTOOLS_ERRORS: Readonly<Record<ErrorCode, WebtoolsError>> = {
   invalid_meta: { code: 'SCHEMA_ERROR', status: 400 },
   missing_capability: { code: 'SCHEMA_ERROR', status: 400 },
   unsupported_version: { code: 'SCHEMA_ERROR', status: 400 },
-};
-
-/** Refinements by the error's `data.reason`: which of the spec's codes a more general core code is. */
-const BY_REASON: Readonly<Record<string, WebtoolsError>> = {
-  webtool_not_found: { code: 'WEBTOOL_NOT_FOUND', status: 404 },
-  config: { code: 'CONFIG_ERROR', status: 400 },
+  prompt_not_found: { code: 'NOT_FOUND', status: 404 },
+  task_not_found: { code: 'NOT_FOUND', status: 404 },
 };
 
 /** The HTTP status every tool failure (and resource request) is answered with: the client's call was refused. */
 export const FAILURE_STATUS = 422;
 
-/** The Webtools code and status of an error. */
+/** The Webtools code and status of an error: its code's row of `WEBTOOLS_ERRORS`. */
 export function webtoolsErrorOf(err: McpLiteError): WebtoolsError {
-  const reason = err.data?.reason;
-  return (typeof reason === 'string' ? BY_REASON[reason] : undefined) ?? WEBTOOLS_ERRORS[err.code];
+  return WEBTOOLS_ERRORS[err.code];
 }
 
-/** The error envelope of an McpLiteError; `data` goes in `details` (internal errors have none to send). */
+/**
+ * The error envelope of an McpLiteError; `data` goes in `details` (internal errors have none to send), less its
+ * `reason`, which the other wires send in `data` and the Webtools code already says.
+ */
 export function errorEnvelope(err: McpLiteError): string {
   const { code } = webtoolsErrorOf(err);
   let details: Record<string, unknown> | undefined = err.data;

@@ -7,7 +7,8 @@ import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { checkHostAndOrigin, type HostGuardOptions } from '../common/host-guard.js';
 import { bearerChallenge } from '../common/http-reply.js';
-import { CLOSE, type ErrorWire, refuseUpgrade } from './wire.js';
+import { refuseUpgrade } from './refuse-upgrade.js';
+import { CLOSE, type ErrorWire } from './wire.js';
 
 /** Options of a WebSocket endpoint: where it is, and the bounds that keep one client from hurting the rest. */
 export interface WsEndpointOptions extends HostGuardOptions {

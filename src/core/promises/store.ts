@@ -13,23 +13,49 @@ export interface PromiseRecord {
   token: string;
   tool: string;
   status: PromiseStatus;
+  /**
+   * `callerKey` of whoever made it (`principal:<id>`, `addr:<ip>` or `anonymous`). Per-caller quotas count
+   * against it; a promise made by an authenticated principal is unknown to every other caller.
+   */
+  owner: string;
   /** Epoch milliseconds. */
   createdAt: number;
   /** After this, the promise is gone: redeeming says `promise_expired` or `promise_not_found`. */
   expiresAt: number;
   /** When the work is expected to finish (epoch ms). */
   estimatedCompletion: number;
+  /**
+   * Work running in one replica's memory (a call promoted past the answer budget) holds a lease that the replica
+   * renews while it runs (epoch ms). A pending promise whose lease ran out lost its replica: whoever reads it
+   * settles it as the failure `worker_lost` instead of leaving it pending forever. Absent for queued work.
+   */
+  leaseUntil?: number;
   /** Present once settled. */
   settlement?: Settlement;
+}
+
+/** Bounds a store enforces when it creates a promise. */
+export interface PromiseQuota {
+  /**
+   * Most unexpired promises (any status) one owner may hold. Past it `create` throws `resource_exhausted` for
+   * that owner; nobody else's promise is ever dropped to make room.
+   */
+  maxPerOwner: number;
 }
 
 /**
  * Storage for promises. Every operation is async so that a networked store (Redis) drops in, and the state
  * changes are atomic: `settle` and `cancel` succeed only for a pending promise, so a promise settles exactly once.
+ * A promise handed out stays redeemable until `expiresAt`: a full store refuses new promises (`resource_exhausted`),
+ * it never evicts live ones. A store that cannot be reached rejects with `unavailable`.
  */
 export interface PromiseStore {
-  /** Stores a new pending promise; false when the token already exists (the caller draws another). */
-  create(record: PromiseRecord): Promise<boolean>;
+  /**
+   * Stores a new pending promise; false when the token already exists (the caller draws another). Throws
+   * `resource_exhausted` when `record.owner` already holds `quota.maxPerOwner` unexpired promises, or the store
+   * is full.
+   */
+  create(record: PromiseRecord, quota: PromiseQuota): Promise<boolean>;
   /** The record, or undefined when unknown. A store may keep an expired record a while (so that redeeming can
    * say "expired" rather than "unknown") and must forget it eventually. */
   get(token: string): Promise<PromiseRecord | undefined>;
@@ -37,6 +63,8 @@ export interface PromiseStore {
   settle(token: string, settlement: Settlement): Promise<boolean>;
   /** Pending → cancelled, atomically; false when it was not pending. Also tells every replica (see onCancel). */
   cancel(token: string): Promise<boolean>;
+  /** Moves the lease of pending promises (work this replica runs) to `until` (epoch ms); unknown tokens are skipped. */
+  renewLeases(tokens: readonly string[], until: number): Promise<void>;
   /**
    * Resolves with the record once it is no longer pending, or with the current record after `timeoutMs`.
    * Lets `redeem` wait briefly instead of making the client poll.
@@ -44,6 +72,8 @@ export interface PromiseStore {
   waitSettled(token: string, timeoutMs: number, signal?: AbortSignal): Promise<PromiseRecord | undefined>;
   /** Subscribes to cancellations (from any replica) so the replica running the work can abort it. */
   onCancel(listener: (token: string) => void): () => void;
+  /** Checks that the store can be reached (readiness probes); rejects with `unavailable` when it cannot. */
+  ping?(): Promise<void>;
   /** Releases timers and connections. */
   close(): Promise<void>;
 }

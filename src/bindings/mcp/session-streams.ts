@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { AsyncQueue } from '../common/async-queue.js';
+import type { McpSession, SessionHub } from './sessions.js';
+
+/**
+ * A session's GET stream, open in this process: the live part of a session, which cannot be shared. Whatever any
+ * replica sends the session reaches it through the store's `listen` (`SessionMessage`): events of its stream,
+ * another holder opening the same stream (this one ends: one GET stream per session), the session ending.
+ *
+ * With `Last-Event-ID` the stream resumes where the client left off, on whichever replica it lands: the events of
+ * that stream kept after it are replayed, then what that stream still sends follows (a POST stream resumed on a
+ * GET keeps flowing from the replica running the request).
+ */
+export async function openSessionStream(
+  hub: SessionHub,
+  session: McpSession,
+  lastEventId: string | undefined,
+  keepAliveMs: number,
+): Promise<{ queue: AsyncQueue<string>; end: () => void }> {
+  const store = hub.store;
+  const holder = randomBytes(8).toString('hex');
+  const queue = new AsyncQueue<string>();
+  // Until the replay is out, live events wait here (and those the replay carries are not sent twice).
+  let buffered: Array<{ id: string; chunk: string }> | undefined = [];
+  let stream = 'get';
+  let ended = false;
+  let stop: (() => void) | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    for (const t of timers) clearInterval(t);
+    stop?.();
+    queue.end();
+  };
+  queue.onConsumerGone(end);
+
+  // Listen first, then read the log: an event sent in between is in one or the other.
+  stop = await store.listen(session.id, (m) => {
+    if (m.type === 'closed') end();
+    else if (m.type === 'opened' && m.stream === stream && m.holder !== holder) end();
+    else if (m.type === 'event' && m.stream === stream) {
+      if (buffered) buffered.push({ id: m.id, chunk: m.chunk });
+      else void queue.push(m.chunk);
+    }
+  });
+  try {
+    const replay = lastEventId ? await store.eventsAfter(session.id, lastEventId) : undefined;
+    if (replay) stream = replay.stream;
+    await store.publish(session.id, { type: 'opened', stream, holder });
+    const replayed = new Set<string>();
+    for (const e of replay?.events ?? []) {
+      replayed.add(e.id);
+      void queue.push(`id: ${e.id}\nevent: message\ndata: ${e.data}\n\n`);
+    }
+    for (const b of buffered ?? []) if (!replayed.has(b.id)) void queue.push(b.chunk);
+    buffered = undefined;
+  } catch (err) {
+    end();
+    throw err;
+  }
+  if (ended) return { queue, end };
+
+  const keepAlive = setInterval(() => void queue.push(': keep-alive\n\n'), keepAliveMs);
+  keepAlive.unref();
+  timers.push(keepAlive);
+  // An open stream keeps its session in use, on whichever replica holds it; a session gone ends it.
+  const idleMs = store.bounds.idleMs;
+  if (Number.isFinite(idleMs)) {
+    const touch = setInterval(
+      () => {
+        store.touch(session.id).then(
+          (alive) => {
+            if (!alive) end();
+          },
+          () => {},
+        );
+      },
+      Math.max(10, Math.min(60_000, Math.floor(idleMs / 3))),
+    );
+    touch.unref();
+    timers.push(touch);
+  }
+  void queue.push(': stream open\n\n');
+  return { queue, end };
+}

@@ -1,0 +1,76 @@
+import type { PromiseStore } from '../core/promises/store.js';
+import type { RateLimitStore } from '../core/rate-limit.js';
+import type { SessionStateStore } from '../core/session-state.js';
+import type { WorkQueue } from '../core/work-queue.js';
+import { CliError } from './errors.js';
+import type { createLogger } from './logger.js';
+
+/** The Redis flags shared by `mcplite serve` and `mcplite worker`. */
+export interface RedisFlags {
+  /** `--redis <url>`: keep every piece of state in this Redis. */
+  redis?: string;
+  /** `--redis-prefix <prefix>`: the prefix of every key, so that deployments can share one Redis. */
+  redisPrefix?: string;
+  /** `--no-worker` (serve only): commander sets `worker: false`; the front then works no queued jobs itself. */
+  worker?: boolean;
+  /** `--concurrency <n>`: most queued jobs this process works at once. */
+  concurrency?: number;
+}
+
+/** Everything a replica keeps in Redis, made for one process. */
+export interface RedisState {
+  /** Promises (records and results). */
+  promiseStore: PromiseStore;
+  /** Long-running work (BullMQ). */
+  workQueue: WorkQueue;
+  /** Rate-limit buckets. */
+  rateLimitStore: RateLimitStore;
+  /** MCP handshake sessions, event logs, server requests, task-resume data. */
+  sessionStore: SessionStateStore;
+  /** Rejects while Redis cannot be reached (`/readyz`, the gRPC health service). */
+  readiness: () => Promise<void>;
+  /** The prefix every key starts with. */
+  prefix: string;
+  /** Closes what `serve` does not own (the session store); the ToolServer closes the rest. */
+  close(): Promise<void>;
+}
+
+/** The message of a replica started for Redis without the shared elicitation key. */
+export const SECRET_REQUIRED =
+  '--redis needs MCPLITE_SECRET: every replica must share the key that signs elicitation states ' +
+  '(set the same random value everywhere, e.g. MCPLITE_SECRET=$(openssl rand -hex 32))';
+
+/**
+ * Connects the Redis stores and the BullMQ queue for one process. Loaded on demand, so that a server without
+ * `--redis` never loads ioredis or BullMQ. Refuses to start without `MCPLITE_SECRET`: replicas that sign
+ * elicitation states with different keys would reject each other's.
+ */
+export async function redisStateFor(
+  flags: RedisFlags & { redis: string },
+  logger: ReturnType<typeof createLogger>,
+  work: boolean,
+): Promise<RedisState> {
+  if (!process.env.MCPLITE_SECRET) throw new CliError(SECRET_REQUIRED, 2);
+  const redis = await import('../stores/redis/index.js');
+  const prefix = flags.redisPrefix ?? 'mcplite:';
+  const connection = { logger };
+  const promiseStore = new redis.RedisPromiseStore({ url: flags.redis, prefix, connection });
+  const rateLimitStore = new redis.RedisRateLimitStore({ url: flags.redis, prefix, connection });
+  const workQueue = new redis.BullMqWorkQueue({
+    url: flags.redis,
+    prefix: prefix.replace(/:$/, ''),
+    work,
+    logger,
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+  });
+  const sessionStore = new redis.RedisSessionStore({ url: flags.redis, prefix, connection });
+  return {
+    promiseStore,
+    workQueue,
+    rateLimitStore,
+    sessionStore,
+    readiness: () => promiseStore.ping(),
+    prefix,
+    close: () => sessionStore.close(),
+  };
+}

@@ -1,0 +1,167 @@
+import { backgroundWork } from './background-work.js';
+import type { CallRequest } from './call-request.js';
+import { callerKey } from './caller.js';
+import type { Catalog, CompiledTool } from './catalog.js';
+import { CallContext } from './context.js';
+import type { Elicitations } from './elicitations.js';
+import { logInternal, type McpLiteError, toMcpLiteError } from './errors.js';
+import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
+import type { InFlight } from './in-flight.js';
+import type { Logger } from './logger.js';
+import type { Outcome, PromiseOutcome } from './outcomes.js';
+import { type PromiseManager, toSettlement } from './promises/manager.js';
+import type { PromiseStore } from './promises/store.js';
+import { toolNotFound } from './suggest.js';
+import type { WebtoolCatalog } from './webtools.js';
+import type { JobRunner, PromisedJob, WorkQueue } from './work-queue.js';
+
+/** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
+export async function settleValue(
+  tool: CompiledTool,
+  value: unknown,
+  context: CallContext,
+  elicitations: Elicitations,
+): Promise<Outcome> {
+  let v = value;
+  if (isThenable(v)) v = await v;
+  if (isAsyncIterable(v)) v = await drainGenerator(v, context);
+  return toOutcome(tool, v, elicitations);
+}
+
+/** What a handler threw, as the one error type; an internal error is logged here, the one place that does. */
+export function handlerError(err: unknown, context: CallContext, tool: CompiledTool): McpLiteError {
+  const e = toMcpLiteError(err);
+  if (e.code === 'internal') logInternal(context.log, e, { tool: tool.wire.name }, 'tool handler failed');
+  return e;
+}
+
+/** What promised work needs from the server that owns it. */
+export interface PromisedWorkInit {
+  catalog: Catalog;
+  webtools: WebtoolCatalog;
+  elicitations: Elicitations;
+  logger: Logger;
+  inFlight: InFlight;
+  promises: PromiseManager;
+  store: PromiseStore;
+  queue: WorkQueue;
+  /** Hard limit for promised work. */
+  maxRunMs: number;
+}
+
+/**
+ * Promised work, in every form: a long-running tool's call handed to the work queue, a job run from that queue
+ * (here or in a worker process), and a call promoted past the answer budget, which keeps running here under a
+ * lease. The promise store holds the state; this only starts and settles work.
+ */
+export class PromisedWork {
+  constructor(private readonly init: PromisedWorkInit) {}
+
+  /**
+   * Runs one job (`WorkQueue` calls this, here or in a worker process): the tool's handler as background work,
+   * aborted by `signal` or after `maxRunMs`, ended as the settlement to store.
+   */
+  readonly runJob: JobRunner = (job, signal, onPartial) => {
+    const { catalog, webtools, logger } = this.init;
+    const tool = catalog.get(job.tool);
+    if (!tool) return Promise.resolve(toSettlement({ error: toolNotFound(job.tool, catalog.names()) }, 0));
+    const context = new CallContext({
+      tool: job.tool,
+      principal: job.principal,
+      elicitation: job.elicitation,
+      background: true,
+      client: {},
+      onPartial,
+      logger,
+      requestId: job.requestId,
+      config: job.config ?? webtools.configFor(job.tool),
+    });
+    const controller = context.detach();
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    return this.inProcess(tool, () => tool.definition.handler(job.arguments, context), context, controller);
+  };
+
+  /**
+   * A long-running tool's call: a pending promise of the caller, its work handed to the queue. A pinned webtool
+   * version's own action is not in the catalog a worker loads, so it runs here under a lease instead.
+   */
+  async start(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    context: CallContext,
+    request: CallRequest,
+  ): Promise<PromiseOutcome> {
+    const { promises, catalog } = this.init;
+    const owner = callerKey(request);
+    const estimate = tool.longRunningEstimateMs ?? 0;
+    if (tool !== catalog.get(request.name)) {
+      const controller = context.detach();
+      const work = this.inProcess(tool, () => tool.definition.handler(args, context), context, controller);
+      return promises.register(tool.wire.name, estimate, controller, work, owner);
+    }
+    const record = await promises.pending(tool.wire.name, estimate, owner);
+    const job: PromisedJob = {
+      token: record.token,
+      tool: tool.wire.name,
+      arguments: args,
+      config: context.config,
+      expiresAt: record.expiresAt,
+      ...(request.principal ? { principal: request.principal } : {}),
+      ...(context.elicitation ? { elicitation: context.elicitation } : {}),
+      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+    };
+    try {
+      await this.init.queue.submit(job, request.onPartial);
+    } catch (err) {
+      // Never hand out a promise that nothing will keep.
+      await this.init.store.cancel(record.token).catch(() => {});
+      throw toMcpLiteError(err);
+    }
+    return {
+      type: 'promise',
+      token: record.token,
+      estimatedCompletion: new Date(record.estimatedCompletion).toISOString(),
+    };
+  }
+
+  /**
+   * A call that outlived the answer budget becomes a promise of `owner`; its work goes on here, under a lease.
+   * The estimate for work of unknown length: as long again as it has run so far.
+   */
+  promote(
+    tool: CompiledTool,
+    running: Promise<Outcome>,
+    context: CallContext,
+    owner: string,
+    startedAt: number,
+  ): Promise<PromiseOutcome> {
+    const controller = context.detach();
+    const work = backgroundWork(
+      () => running,
+      controller,
+      this.init.maxRunMs,
+      (err) => handlerError(err, context, tool),
+      startedAt,
+    );
+    const elapsed = performance.now() - startedAt;
+    return this.init.promises.register(tool.wire.name, Math.max(1000, elapsed), controller, work, owner);
+  }
+
+  /** The handler as background work counted in flight, ended as a settlement. */
+  private inProcess(
+    tool: CompiledTool,
+    run: () => unknown,
+    context: CallContext,
+    controller: AbortController,
+  ): ReturnType<JobRunner> {
+    const { inFlight, elicitations, maxRunMs } = this.init;
+    inFlight.begin();
+    return backgroundWork(
+      () => settleValue(tool, run(), context, elicitations),
+      controller,
+      maxRunMs,
+      (err) => handlerError(err, context, tool),
+    ).finally(() => inFlight.end());
+  }
+}

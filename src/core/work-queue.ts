@@ -1,0 +1,65 @@
+import type { Principal } from './auth.js';
+import type { PromiseStore, Settlement } from './promises/store.js';
+import type { ElicitationAnswers } from './tool.js';
+
+/**
+ * One piece of promised work (a call of a long-running tool), as plain JSON so that a queue can carry it to
+ * another process: everything a worker needs to run the handler exactly as the front would have.
+ */
+export interface PromisedJob {
+  /** The promise this work settles; also the job's id (a queue never holds two jobs for one promise). */
+  token: string;
+  /** The tool's name in the catalog. */
+  tool: string;
+  /** The validated arguments. */
+  arguments: Record<string, unknown>;
+  /** The caller, when authenticated (`ctx.principal`). */
+  principal?: Principal;
+  /** The config the handler sees (`ctx.config`). */
+  config?: Readonly<Record<string, unknown>>;
+  /** The verified elicitation answers, when the call answered an elicitation. */
+  elicitation?: ElicitationAnswers;
+  /** The binding's request id, for logs. */
+  requestId?: string | number;
+  /** The promise's expiry (epoch ms): work still waiting then is dropped, nobody can redeem it any more. */
+  expiresAt: number;
+}
+
+/** How a process runs a job (`ToolServer.runJob`): the handler, bounded by `maxRunMs`, ended as a settlement. */
+export type JobRunner = (
+  job: PromisedJob,
+  signal: AbortSignal,
+  onPartial?: (data: unknown) => void | Promise<void>,
+) => Promise<Settlement>;
+
+/** What a queue reports for metrics and health. */
+export interface WorkQueueStats {
+  /** Jobs accepted and not started yet (everywhere the queue can see). */
+  waiting: number;
+  /** Jobs running in this process. */
+  running: number;
+}
+
+/**
+ * Where promised work goes. The default (`LocalWorkQueue`) runs it in this process, at most `concurrency` at once
+ * and the rest waiting in order; a shared queue (BullMQ on Redis, `mcplite/redis`) lets any worker process run it.
+ * Whoever runs a job settles its promise in the store (exactly once: the store's settle is atomic) and aborts it
+ * when the store reports a cancel from any replica.
+ */
+export interface WorkQueue {
+  /**
+   * Called once by the ToolServer that submits to this queue: the store its promises live in, and how this
+   * process runs a job (a queue that also works jobs here uses it).
+   */
+  bind(runner: JobRunner, store: PromiseStore): void;
+  /**
+   * Accepts a job; resolves once it is queued, not when it ends. Rejects with `resource_exhausted` when the queue
+   * is full, or `unavailable` when it cannot be reached, so the caller gets a clear error rather than a promise
+   * that cannot be kept. `onPartial`, when given, receives the job's partial results wherever it runs.
+   */
+  submit(job: PromisedJob, onPartial?: (data: unknown) => void | Promise<void>): Promise<void>;
+  /** Jobs waiting and running. */
+  stats(): Promise<WorkQueueStats>;
+  /** Aborts the jobs running here and releases connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { McpLiteError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+
+/** Options of `connectRedis`, beside the URL. */
+export interface ConnectRedisOptions {
+  /**
+   * Where connection changes are reported (lost, back): one line per change, never per failed attempt, and never
+   * with the URL's password. Default: silent.
+   */
+  logger?: Pick<Logger, 'warn' | 'info'>;
+  /** Most milliseconds between two reconnection attempts (the backoff doubles up to it, forever). Default 2000. */
+  maxReconnectDelayMs?: number;
+  /** A command without a reply after this many milliseconds fails (a hung or partitioned Redis). Default 2000. */
+  commandTimeoutMs?: number;
+  /** Anything else for ioredis; it overrides the tuned defaults (the subscriber connection uses this). */
+  redis?: Partial<RedisOptions>;
+}
+
+/**
+ * Opens an ioredis client tuned so that a Redis that is down fails fast and says so, and that comes back by
+ * itself:
+ * - `enableOfflineQueue: false`: a command sent while disconnected rejects at once instead of queueing (a
+ *   queued call would hold a request until it times out somewhere far from the cause);
+ * - `maxRetriesPerRequest: 0`: a command in flight when the connection drops rejects at once and is never sent
+ *   again on reconnect. Replaying a state change whose reply was lost would make it answer "not pending" to the
+ *   replica whose change it was; an honest `unavailable` is better;
+ * - `connectTimeout` 3 s and `commandTimeout` (default 2 s) bound a black-holed or hung server;
+ * - `retryStrategy`: reconnect forever with exponential backoff capped at `maxReconnectDelayMs`, plus jitter so
+ *   that replicas do not reconnect in step.
+ * The connection starts at once (`lazyConnect: false`).
+ */
+export function connectRedis(url: string, options: ConnectRedisOptions = {}): Redis {
+  const cap = options.maxReconnectDelayMs ?? 2000;
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    commandTimeout: options.commandTimeoutMs ?? 2000,
+    lazyConnect: false,
+    retryStrategy: (times) => Math.min(cap, 50 * 2 ** Math.min(times, 10)) + Math.floor(Math.random() * 50),
+    ...options.redis,
+  });
+  watchConnection(client, options.logger, redactUrl(url));
+  return client;
+}
+
+/** True when the client can send commands now (its status is `ready`): for readiness probes and metrics. */
+export function redisReady(client: Redis): boolean {
+  return client.status === 'ready';
+}
+
+/**
+ * The one error a store answers when Redis fails: `unavailable` (503 / UNAVAILABLE on the wires) with a short
+ * reason, and the original error kept as `cause` for the log. An McpLiteError passes through unchanged.
+ */
+export function storeUnavailable(err: unknown): McpLiteError {
+  if (err instanceof McpLiteError) return err;
+  return new McpLiteError(
+    'unavailable',
+    `The state store (Redis) is unavailable: ${shortReason(err)}`,
+    undefined,
+    { cause: err },
+  );
+}
+
+/**
+ * Runs one Redis operation, turning any failure into `storeUnavailable`. Before the first connection (a store
+ * used right after it was made) it waits for the client to be ready, at most `readyWaitMs`; once the client has
+ * been ready, a lost connection is not waited for: the command fails fast.
+ */
+export async function withRedis<T>(client: Redis, op: () => Promise<T>, readyWaitMs = 500): Promise<T> {
+  try {
+    await untilReady(client, readyWaitMs);
+    return await op();
+  } catch (err) {
+    throw storeUnavailable(err);
+  }
+}
+
+/** The URL without its password (and user), fit for a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.username) u.username = '***';
+    return u.toString();
+  } catch {
+    return 'redis://(unparsable URL)';
+  }
+}
+
+// One shared wait per client for its first connection, so that many calls made at start add one listener.
+const firstReady = new WeakMap<Redis, Promise<void>>();
+// Clients that have been ready once: from then on a command never waits for a reconnection.
+const everReady = new WeakSet<Redis>();
+
+function untilReady(client: Redis, maxMs: number): Promise<void> | undefined {
+  if (client.status === 'ready') {
+    everReady.add(client);
+    return undefined;
+  }
+  if (everReady.has(client) || (client.status !== 'connecting' && client.status !== 'connect'))
+    return undefined;
+  let wait = firstReady.get(client);
+  if (!wait) {
+    wait = new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        client.off('ready', done);
+        client.off('end', done);
+        firstReady.delete(client);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      timer.unref();
+      client.once('ready', done);
+      client.once('end', done);
+    });
+    firstReady.set(client, wait);
+  }
+  return wait;
+}
+
+/** Logs the loss and the return of the connection once each, and keeps ioredis from printing its own errors. */
+function watchConnection(client: Redis, logger: ConnectRedisOptions['logger'], where: string): void {
+  let up = false;
+  let lastError = '';
+  client.on('error', (err: unknown) => {
+    lastError = shortReason(err);
+  });
+  client.on('ready', () => {
+    everReady.add(client);
+    if (!up) logger?.info({ redis: where }, 'Redis connection ready');
+    up = true;
+  });
+  client.on('close', () => {
+    if (up) logger?.warn({ redis: where, reason: lastError || 'connection closed' }, 'Redis connection lost');
+    up = false;
+  });
+}
+
+/** The first line of an error's message, bounded, with anything that looks like URL credentials removed. */
+function shortReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const line = (message.split('\n')[0] ?? '').replace(/\/\/[^@/\s]*@/g, '//***@');
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line || 'unknown error';
+}

@@ -1,0 +1,130 @@
+import type { Redis } from 'ioredis';
+import { McpLiteError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+
+/** A partial result or a job's end, as published on the job's channel. */
+export type ChannelMessage = { t: 'p'; d: unknown } | { t: 'e' };
+
+/** One job's partials forwarded to its submitter, one after another (`chain`), until `timer` (its expiry). */
+interface Forward {
+  onPartial: (data: unknown) => void | Promise<void>;
+  timer: NodeJS.Timeout;
+  chain: Promise<void>;
+}
+
+/**
+ * The partial results of queued jobs over Redis pub/sub, one channel per token (`BullMqWorkQueue`): the worker
+ * running a job publishes, the front that submitted it forwards to its streaming client. A front listens from
+ * before the job is queued (no early partial is lost) until the job's end message, a cancel or the promise's
+ * expiry, so that subscriptions stay bounded by the pending work. One subscriber connection per process, opened
+ * on first use (a pure worker never opens it).
+ */
+export class JobChannels {
+  private subscriber: Redis | undefined;
+  private readonly forwards = new Map<string, Forward>();
+
+  /**
+   * `base` prefixes every channel; `publisher` is the queue's command connection; `guard` runs a Redis
+   * operation once a client is ready, turning failures into `unavailable` (the queue's `redis`).
+   */
+  constructor(
+    private readonly base: string,
+    private readonly publisher: Redis,
+    private readonly logger: Logger,
+    private readonly guard: <T>(op: () => Promise<T>, client: Redis) => Promise<T>,
+  ) {}
+
+  /** How many jobs this front forwards partials of (tests, metrics). */
+  get size(): number {
+    return this.forwards.size;
+  }
+
+  /** Publishes a partial or a job's end. A lost partial must not fail the job: errors are logged only. */
+  async publish(token: string, message: ChannelMessage): Promise<void> {
+    try {
+      await this.publisher.publish(this.base + token, JSON.stringify(message));
+    } catch (err) {
+      this.logger.debug({ err, token }, 'could not publish to the job channel');
+    }
+  }
+
+  /** Subscribes to a job's channel and forwards its partials until it ends; rejects `unavailable` when it cannot. */
+  async listen(
+    token: string,
+    expiresAt: number,
+    onPartial: (data: unknown) => void | Promise<void>,
+  ): Promise<void> {
+    const subscriber = this.ensureSubscriber();
+    this.stop(token);
+    const timer = setTimeout(
+      () => this.stop(token),
+      Math.min(2 ** 31 - 1, Math.max(0, expiresAt - Date.now())),
+    );
+    timer.unref();
+    this.forwards.set(token, { onPartial, timer, chain: Promise.resolve() });
+    try {
+      await this.guard(() => subscriber.subscribe(this.base + token), subscriber);
+    } catch (err) {
+      this.stop(token);
+      throw err;
+    }
+  }
+
+  /** Stops forwarding a job's partials (its end, a cancel, its expiry). */
+  stop(token: string): void {
+    const forward = this.forwards.get(token);
+    if (!forward) return;
+    clearTimeout(forward.timer);
+    this.forwards.delete(token);
+    this.subscriber?.unsubscribe(this.base + token).catch(() => {});
+  }
+
+  /** Stops every forwarding and closes the subscriber connection. */
+  close(): void {
+    for (const token of [...this.forwards.keys()]) this.stop(token);
+    this.subscriber?.removeAllListeners('close').disconnect();
+  }
+
+  private ensureSubscriber(): Redis {
+    if (this.subscriber) return this.subscriber;
+    // A subscriber never carries a request: it may queue its SUBSCRIBE and resubscribes after a reconnection.
+    const subscriber = this.publisher.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      commandTimeout: undefined,
+    });
+    subscriber.on('error', () => {});
+    subscriber.on('message', (channel: string, text: string) => {
+      if (!channel.startsWith(this.base)) return;
+      const token = channel.slice(this.base.length);
+      const forward = this.forwards.get(token);
+      if (!forward) return;
+      const message = parse(text);
+      // The end of the job, or anything unreadable (not ours): stop rather than crash the process.
+      if (message?.t !== 'p') return this.stop(token);
+      forward.chain = forward.chain
+        .then(() => forward.onPartial(message.d))
+        .catch((err) => this.logger.debug({ err, token }, 'partial listener failed'));
+    });
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+}
+
+function parse(text: string): ChannelMessage | undefined {
+  try {
+    return JSON.parse(text) as ChannelMessage;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a front answers when the queue's Redis fails: `unavailable`, the cause kept for the log. */
+export function queueUnavailable(err: unknown): McpLiteError {
+  if (err instanceof McpLiteError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const line = (message.split('\n')[0] ?? '').replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 160);
+  return new McpLiteError('unavailable', `The work queue (Redis) is unavailable: ${line}`, undefined, {
+    cause: err,
+  });
+}

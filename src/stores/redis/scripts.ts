@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * A Lua script run by its SHA1 (EVALSHA), loaded on first use and again after a server restart or SCRIPT FLUSH
+ * (NOSCRIPT): the script text crosses the wire once per server, not once per call. Each script is one atomic
+ * step, which is how the Redis stores make every state change atomic across replicas.
+ */
+export class LuaScript {
+  /** SHA1 of the text, the name EVALSHA knows it by. */
+  readonly sha: string;
+
+  constructor(readonly lua: string) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  /** Runs the script with `keys` (KEYS) and `args` (ARGV). */
+  async run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return client.eval(this.lua, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+/** The error reply of `CREATE` when the owner holds its quota of unexpired promises. */
+export const OWNER_QUOTA_REPLY = 'MCPLITE_OWNER_QUOTA';
+/** The error reply of `CREATE` when the store holds `maxPromises` records. */
+export const STORE_FULL_REPLY = 'MCPLITE_STORE_FULL';
+
+/**
+ * Creates a pending promise with its quotas, in one step.
+ * KEYS: record hash, owner's sorted set, the store's sorted set of every record.
+ * ARGV: record JSON (immutable fields), expiresAt, keepUntil (expiresAt + grace), maxPerOwner, maxPromises, token,
+ * leaseUntil ('' for none).
+ * The owner's set is scored by expiresAt, the store's by keepUntil; entries past their score are trimmed here
+ * (Redis server time, the clock PEXPIREAT uses), so an expired promise frees its owner's quota without a sweeper,
+ * and each set expires with its last member. Answers 1 (created), 0 (token taken) or an error reply.
+ */
+export const CREATE = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return redis.error_reply('${OWNER_QUOTA_REPLY}') end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_reply('${STORE_FULL_REPLY}') end
+if ARGV[7] == '' then
+  redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p')
+else
+  redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p', 'l', ARGV[7])
+end
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[6])
+for i = 2, 3 do
+  local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', KEYS[i], last[2])
+end
+return 1
+`);
+
+/**
+ * Ends a pending promise, exactly once: pending ('p') becomes settled ('s', with the settlement JSON) or
+ * cancelled ('c'), drops the lease, and publishes the change so that waiters on every replica wake.
+ * KEYS: record hash. ARGV: new status, settlement JSON ('' for none), channel, message.
+ * Answers 1 when it changed the record, 0 when it was not pending (or is unknown).
+ */
+export const FINISH = new LuaScript(`
+if redis.call('HGET', KEYS[1], 's') ~= 'p' then return 0 end
+if ARGV[2] == '' then
+  redis.call('HSET', KEYS[1], 's', ARGV[1])
+else
+  redis.call('HSET', KEYS[1], 's', ARGV[1], 'x', ARGV[2])
+end
+redis.call('HDEL', KEYS[1], 'l')
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+`);
+
+/**
+ * Moves the lease of the pending promises among KEYS to ARGV[1] (epoch ms); others (finished, unknown) are skipped,
+ * so a renewal can never bring back a forgotten record. Answers how many moved.
+ */
+export const RENEW = new LuaScript(`
+local n = 0
+for _, key in ipairs(KEYS) do
+  if redis.call('HGET', key, 's') == 'p' then
+    redis.call('HSET', key, 'l', ARGV[1])
+    n = n + 1
+  end
+end
+return n
+`);
+
+/**
+ * Token bucket: refills KEYS[1] (hash: t tokens, a last time in ms) by the time elapsed at ARGV[1] tokens per
+ * second up to ARGV[2] (burst), takes one token when there is one, and keeps the key only as long as the bucket
+ * needs to refill (a missing bucket is a full one). Time is Redis server time (see rate-limit-store.ts).
+ * Answers 0 when a token was taken, else the whole milliseconds until one is there.
+ */
+export const TAKE = new LuaScript(`
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local b = redis.call('HMGET', KEYS[1], 't', 'a')
+local tokens = burst
+if b[1] then
+  local elapsed = math.max(0, now - tonumber(b[2]))
+  tokens = math.min(burst, tonumber(b[1]) + elapsed * rate / 1000)
+end
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.max(1, math.ceil((1 - tokens) * 1000 / rate))
+end
+redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%.17g', now))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) * 1000 / rate)))
+return wait
+`);

@@ -1,0 +1,67 @@
+/**
+ * A call promoted past the answer budget keeps running on the replica that started it, under a lease in Redis.
+ * While that replica lives, its lease is renewed and the promise stays pending however long the work takes; when
+ * it dies (kill -9), another replica answers the promise as the failure `worker_lost` once the lease runs out,
+ * never pending forever. Real Redis at REDIS_URL, the dying replica a real process.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/index.js';
+import { RedisPromiseStore } from '../src/stores/redis/index.js';
+import { ROOT } from './support/cli-process.js';
+
+const url = process.env.REDIS_URL;
+if (!url) console.warn('worker-lost tests skipped: REDIS_URL is not set (CI sets it; see .ci/run)');
+
+describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
+  const prefix = `mcplite-test-lease-${randomBytes(4).toString('hex')}:`;
+  let observer: ReturnType<typeof createServer>;
+  beforeAll(() => {
+    observer = createServer({ tools: [], promiseStore: new RedisPromiseStore({ url: url!, prefix }) });
+  });
+  afterAll(async () => {
+    await observer?.close();
+  });
+
+  it('stays pending while its replica renews the lease, settles as worker_lost after a kill -9', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/leased-server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, REDIS_URL: url, PREFIX: prefix, LEASE_MS: '600' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (chunk) => {
+          out += chunk;
+          const m = /leased server on (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`leased server exited (${code})`)));
+      });
+      const res = await fetch(`${base}rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'forever' } }),
+      });
+      const body = (await res.json()) as any;
+      expect(body.result._meta.response_type).toBe('promise');
+      const token = body.result._meta.promise_token as string;
+      // Three lease periods later the replica is still renewing: the promise is pending, not lost.
+      await new Promise((resolve) => setTimeout(resolve, 1800));
+      const alive = await observer.promises!.redeem(token, 0);
+      expect(alive.outcome.type).toBe('promise');
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      // Within a lease period (plus a renewal's slack) another replica sees the loss.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      const lost = await observer.promises!.redeem(token, 0);
+      expect(lost.outcome).toMatchObject({ type: 'failure', code: 'worker_lost' });
+      // Settled once: redeeming again gives the same failure.
+      expect((await observer.promises!.redeem(token, 0)).outcome).toEqual(lost.outcome);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 20_000);
+});
