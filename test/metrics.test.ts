@@ -171,6 +171,16 @@ describe('mcplite serve --metrics', () => {
         1,
       );
       expect(value(s, 'mcplite_queue_waiting')).toBe(0);
+      expect(value(s, 'mcplite_promises_pending')).toBe(0);
+      // A long-running call: one promise pending until its work is done.
+      const promised = await postJson(`${cli.base}rpc`, {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'analyze_dataset', arguments: { dataset_id: 'all', analysis_type: 'summary' } },
+      });
+      expect(((await promised.json()) as any).result._meta.response_type).toBe('promise');
+      expect(value(await scrape(origin), 'mcplite_promises_pending')).toBe(1);
     } finally {
       cli.child.kill('SIGTERM');
       await cli.exited;

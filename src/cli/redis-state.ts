@@ -1,9 +1,11 @@
+import { type Command, Option } from 'commander';
 import type { PromiseStore } from '../core/promises/store.js';
 import type { RateLimitStore } from '../core/rate-limit.js';
 import type { SessionStateStore } from '../core/session-state.js';
 import type { WorkQueue } from '../core/work-queue.js';
 import { CliError } from './errors.js';
 import type { createLogger } from './logger.js';
+import { integer } from './parse.js';
 
 /** The Redis flags shared by `mcplite serve` and `mcplite worker`. */
 export interface RedisFlags {
@@ -15,6 +17,27 @@ export interface RedisFlags {
   worker?: boolean;
   /** `--concurrency <n>`: most queued jobs this process works at once. */
   concurrency?: number;
+  /** `--stalled-interval <ms>`: how often workers look for jobs whose worker died (BullMQ). */
+  stalledInterval?: number;
+  /** `--lock-duration <ms>`: how long a job's lock lasts unrenewed, i.e. how soon a dead worker is noticed. */
+  lockDuration?: number;
+}
+
+/** Adds the queue tuning flags that `serve --redis` and `worker` share. */
+export function addQueueTuning(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--stalled-interval <ms>',
+        'with --redis: how often workers look for jobs whose worker died (default 30000)',
+      ).argParser(integer(100)),
+    )
+    .addOption(
+      new Option(
+        '--lock-duration <ms>',
+        "with --redis: how long a job's lock lasts unrenewed: a dead worker's job runs elsewhere after it (default 30000)",
+      ).argParser(integer(100)),
+    );
 }
 
 /** Everything a replica keeps in Redis, made for one process. */
@@ -62,6 +85,8 @@ export async function redisStateFor(
     work,
     logger,
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.stalledInterval !== undefined ? { stalledIntervalMs: flags.stalledInterval } : {}),
+    ...(flags.lockDuration !== undefined ? { lockDurationMs: flags.lockDuration } : {}),
   });
   const sessionStore = new redis.RedisSessionStore({ url: flags.redis, prefix, connection });
   return {

@@ -10,7 +10,7 @@ import { loadToolModule, nearestPackage } from './load-module.js';
 import { demoModulePath } from './locate.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
-import { redisStateFor } from './redis-state.js';
+import { addQueueTuning, redisStateFor } from './redis-state.js';
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
@@ -39,6 +39,9 @@ export interface ServeFlags {
   worker?: boolean;
   concurrency?: number;
   maxPromisesPerCaller?: number;
+  promiseTtl?: number;
+  stalledInterval?: number;
+  lockDuration?: number;
   maxConcurrentWork?: number;
   /** `--cluster <n>`: n worker processes sharing the ports (cluster.ts); needs `--redis`. */
   cluster?: number;
@@ -48,7 +51,7 @@ export interface ServeFlags {
 
 /** Adds `serve [module]` to the program. */
 export function registerServe(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description(
       'Serve the tools of a module over MCP-lite HTTP, full MCP (Streamable HTTP at /mcp) and MCP-lite gRPC, ' +
@@ -123,6 +126,11 @@ export function registerServe(program: Command): void {
       ).argParser(integer(1)),
     )
     .addOption(
+      new Option('--promise-ttl <ms>', 'how long a promise can be redeemed (default 3600000)').argParser(
+        integer(1000),
+      ),
+    )
+    .addOption(
       new Option(
         '--max-promises-per-caller <n>',
         'most unexpired promises one caller (token, else address) may hold (default 1000)',
@@ -151,10 +159,10 @@ export function registerServe(program: Command): void {
     .option(
       '--inspector-host <name...>',
       'let clients beyond loopback use the inspector, under these Host names (it can call every tool)',
-    )
-    .action(async (module: string | undefined, flags: ServeFlags) => {
-      await runServe(module, flags);
-    });
+    );
+  addQueueTuning(command).action(async (module: string | undefined, flags: ServeFlags) => {
+    await runServe(module, flags);
+  });
 }
 
 /** Loads the tools, starts the server, prints the listening line and exits cleanly on SIGTERM/SIGINT. */
@@ -169,12 +177,18 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const metrics = flags.metrics
     ? (await import('../metrics.js')).createMetrics({
         queueStats: () => server.queueStats(),
+        // Read at scrape time, when the store below exists; shared stores count every replica's promises.
+        promiseStats: async () => ({ pending: (await promiseStore?.pendingCount?.()) ?? Number.NaN }),
         cluster: flags.cluster !== undefined,
       })
     : undefined;
   const state = flags.redis
     ? await redisStateFor({ ...flags, redis: flags.redis }, logger, flags.worker !== false)
     : undefined;
+  const promiseStore =
+    loaded.serverOptions.promiseStore === false
+      ? undefined
+      : (state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore());
   const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
   // A module that names itself (serverOptions) wins; else its package.json does, so clients see a real version.
   const own =
@@ -196,21 +210,18 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
             },
           }
         : {}),
-      ...(state ? { promiseStore: state.promiseStore, workQueue: state.workQueue } : {}),
+      ...(state ? { workQueue: state.workQueue } : {}),
+      ...(promiseStore
+        ? { promiseStore: metrics ? metrics.instrumentStore(promiseStore) : promiseStore }
+        : {}),
       ...(flags.maxPromisesPerCaller !== undefined
         ? { maxPromisesPerCaller: flags.maxPromisesPerCaller }
         : {}),
       ...(flags.maxConcurrentWork !== undefined ? { maxConcurrentWork: flags.maxConcurrentWork } : {}),
+      ...(flags.promiseTtl !== undefined ? { promiseTtlMs: flags.promiseTtl } : {}),
       // Replicas behind one load balancer must share the key that signs elicitation states.
       ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
       ...(metrics ? { onCallEnd: metrics.observer } : {}),
-      ...(metrics && loaded.serverOptions.promiseStore !== false
-        ? {
-            promiseStore: metrics.instrumentStore(
-              state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore(),
-            ),
-          }
-        : {}),
     });
   } catch (err) {
     throw new CliError(`Invalid tools in ${loaded.path}: ${(err as Error).message}`, 2, { cause: err });

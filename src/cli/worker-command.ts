@@ -8,7 +8,7 @@ import { loadToolModule, nearestPackage } from './load-module.js';
 import { demoModulePath } from './locate.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { integer } from './parse.js';
-import { type RedisFlags, redisStateFor, SECRET_REQUIRED } from './redis-state.js';
+import { addQueueTuning, type RedisFlags, redisStateFor, SECRET_REQUIRED } from './redis-state.js';
 
 /** The flags of `mcplite worker`, as commander parses them. */
 export interface WorkerFlags extends RedisFlags {
@@ -24,7 +24,7 @@ export interface WorkerFlags extends RedisFlags {
  * fronts (`mcplite serve --redis`) put on the shared queue, so work scales apart from request handling.
  */
 export function registerWorker(program: Command): void {
-  program
+  const command = program
     .command('worker')
     .description(
       'Only run the long-running work that fronts (mcplite serve --redis) put on the Redis queue (BullMQ), ' +
@@ -51,10 +51,10 @@ export function registerWorker(program: Command): void {
       new Option('--log-level <level>', 'log level (JSON logs go to stderr)')
         .choices(LOG_LEVELS)
         .default('info'),
-    )
-    .action(async (module: string | undefined, flags: WorkerFlags) => {
-      await runWorker(module, flags);
-    });
+    );
+  addQueueTuning(command).action(async (module: string | undefined, flags: WorkerFlags) => {
+    await runWorker(module, flags);
+  });
 }
 
 /**

@@ -57,6 +57,7 @@ export class MemoryPromiseStore implements PromiseStore {
   private readonly expiredGraceMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private lastQuotaSweep = 0;
+  private pending = 0;
 
   constructor(options: MemoryPromiseStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 100_000;
@@ -111,6 +112,7 @@ export class MemoryPromiseStore implements PromiseStore {
       ),
     );
     this.perOwner.set(owner, held + 1);
+    if (record.status === 'pending') this.pending++;
     return true;
   }
 
@@ -122,6 +124,7 @@ export class MemoryPromiseStore implements PromiseStore {
     const e = this.entries.get(token);
     if (e?.status !== 0) return false;
     e.status = 1;
+    this.pending--;
     e.settlement = JSON.stringify(settlement);
     this.events.emit(token);
     return true;
@@ -131,6 +134,7 @@ export class MemoryPromiseStore implements PromiseStore {
     const e = this.entries.get(token);
     if (e?.status !== 0) return false;
     e.status = 2;
+    this.pending--;
     this.events.emit(token);
     this.events.emit('cancel', token);
     return true;
@@ -167,6 +171,10 @@ export class MemoryPromiseStore implements PromiseStore {
   onCancel(listener: (token: string) => void): () => void {
     this.events.on('cancel', listener);
     return () => this.events.off('cancel', listener);
+  }
+
+  async pendingCount(): Promise<number> {
+    return this.pending;
   }
 
   async ping(): Promise<void> {}
@@ -215,6 +223,7 @@ export class MemoryPromiseStore implements PromiseStore {
 
   private forget(token: string, e: Entry): void {
     this.entries.delete(token);
+    if (e.status === 0) this.pending--;
     if (e.counted) this.uncount(e);
   }
 

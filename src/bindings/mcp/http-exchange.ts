@@ -30,6 +30,7 @@ export class HttpExchange implements Exchange {
   private resolvePending: ((r: NeutralResponse) => void) | undefined;
   private queue: AsyncQueue<string> | undefined;
   private streamIdValue: string | undefined;
+  private detached: AbortSignal | undefined;
 
   constructor(
     private readonly serverRequests: ServerRequests,
@@ -48,9 +49,24 @@ export class HttpExchange implements Exchange {
       this.canNotify && !this.stateless ? (method, params) => this.ask(method, params) : undefined;
   }
 
-  /** Read lazily: the adapter makes the signal (and its listener) only when someone asks for it. */
+  /**
+   * Aborts when the client goes away, except in a session: there the spec says a dropped connection is no
+   * cancellation (the client cancels with `notifications/cancelled`), and the request's events are kept so that
+   * a `Last-Event-ID` GET, on any replica, carries the rest. Read lazily: the adapter makes its signal (and its
+   * listener) only when someone asks for it.
+   */
   get signal(): AbortSignal {
-    return this.http.signal;
+    if (!this.session) return this.http.signal;
+    if (!this.detached) {
+      const controller = new AbortController();
+      this.detached = controller.signal;
+      const client = this.http.signal;
+      // Not forever: work whose client never comes back is aborted once it has run this long on its own.
+      const onGone = () => setTimeout(() => controller.abort(client.reason), DETACHED_LIMIT_MS).unref();
+      if (client.aborted) onGone();
+      else client.addEventListener('abort', onGone, { once: true });
+    }
+    return this.detached;
   }
 
   /** Read lazily, as the signal is: only calls that count per caller ask. */
@@ -121,3 +137,6 @@ export class HttpExchange implements Exchange {
     return this.queue.push(chunk);
   }
 }
+
+/** How long a session's request runs on after its client went away (10 minutes, as promised work may). */
+const DETACHED_LIMIT_MS = 600_000;

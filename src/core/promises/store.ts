@@ -72,6 +72,8 @@ export interface PromiseStore {
   waitSettled(token: string, timeoutMs: number, signal?: AbortSignal): Promise<PromiseRecord | undefined>;
   /** Subscribes to cancellations (from any replica) so the replica running the work can abort it. */
   onCancel(listener: (token: string) => void): () => void;
+  /** How many promises are pending, across every replica that shares the store (metrics). */
+  pendingCount?(): Promise<number>;
   /** Checks that the store can be reached (readiness probes); rejects with `unavailable` when it cannot. */
   ping?(): Promise<void>;
   /** Releases timers and connections. */

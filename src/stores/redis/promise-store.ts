@@ -9,7 +9,7 @@ import type {
   Settlement,
 } from '../../core/promises/store.js';
 import { type ConnectRedisOptions, connectRedis, withRedis } from './connection.js';
-import { CREATE, FINISH, OWNER_QUOTA_REPLY, RENEW, STORE_FULL_REPLY } from './scripts.js';
+import { COUNT_PENDING, CREATE, FINISH, OWNER_QUOTA_REPLY, RENEW, STORE_FULL_REPLY } from './scripts.js';
 
 /** Options of the Redis promise store. Give `url` or `client`. */
 export interface RedisPromiseStoreOptions {
@@ -102,7 +102,12 @@ export class RedisPromiseStore implements PromiseStore {
       try {
         const created = await CREATE.run(
           this.client,
-          [this.recordKey(token), `${this.prefix}o:${record.owner}`, `${this.prefix}all`],
+          [
+            this.recordKey(token),
+            `${this.prefix}o:${record.owner}`,
+            `${this.prefix}all`,
+            `${this.prefix}pending`,
+          ],
           [
             JSON.stringify(fixed),
             record.expiresAt,
@@ -202,6 +207,13 @@ export class RedisPromiseStore implements PromiseStore {
     return () => this.cancelListeners.delete(listener);
   }
 
+  async pendingCount(): Promise<number> {
+    const n = await withRedis(this.client, () =>
+      COUNT_PENDING.run(this.client, [`${this.prefix}pending`], []),
+    );
+    return Number(n);
+  }
+
   async ping(): Promise<void> {
     await withRedis(this.client, () => this.client.ping());
   }
@@ -222,8 +234,8 @@ export class RedisPromiseStore implements PromiseStore {
     return withRedis(this.client, async () => {
       const changed = await FINISH.run(
         this.client,
-        [this.recordKey(token)],
-        [status, settlement, this.channel, `${status}:${token}`],
+        [this.recordKey(token), `${this.prefix}pending`],
+        [status, settlement, this.channel, `${status}:${token}`, token],
       );
       return changed === 1;
     });

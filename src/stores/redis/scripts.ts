@@ -32,10 +32,11 @@ export const STORE_FULL_REPLY = 'MCPLITE_STORE_FULL';
 
 /**
  * Creates a pending promise with its quotas, in one step.
- * KEYS: record hash, owner's sorted set, the store's sorted set of every record.
+ * KEYS: record hash, owner's sorted set, the store's sorted set of every record, the sorted set of pending ones.
  * ARGV: record JSON (immutable fields), expiresAt, keepUntil (expiresAt + grace), maxPerOwner, maxPromises, token,
  * leaseUntil ('' for none).
- * The owner's set is scored by expiresAt, the store's by keepUntil; entries past their score are trimmed here
+ * The owner's and the pending set are scored by expiresAt, the store's by keepUntil; entries past their score are
+ * trimmed here
  * (Redis server time, the clock PEXPIREAT uses), so an expired promise frees its owner's quota without a sweeper,
  * and each set expires with its last member. Answers 1 (created), 0 (token taken) or an error reply.
  */
@@ -55,7 +56,9 @@ end
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[6])
-for i = 2, 3 do
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[6])
+for i = 2, 4 do
   local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
   redis.call('PEXPIREAT', KEYS[i], last[2])
 end
@@ -65,7 +68,8 @@ return 1
 /**
  * Ends a pending promise, exactly once: pending ('p') becomes settled ('s', with the settlement JSON) or
  * cancelled ('c'), drops the lease, and publishes the change so that waiters on every replica wake.
- * KEYS: record hash. ARGV: new status, settlement JSON ('' for none), channel, message.
+ * KEYS: record hash, the sorted set of pending promises. ARGV: new status, settlement JSON ('' for none), channel,
+ * message, token.
  * Answers 1 when it changed the record, 0 when it was not pending (or is unknown).
  */
 export const FINISH = new LuaScript(`
@@ -76,6 +80,7 @@ else
   redis.call('HSET', KEYS[1], 's', ARGV[1], 'x', ARGV[2])
 end
 redis.call('HDEL', KEYS[1], 'l')
+redis.call('ZREM', KEYS[2], ARGV[5])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `);
@@ -121,4 +126,15 @@ end
 redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'a', string.format('%.17g', now))
 redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((burst - tokens) * 1000 / rate)))
 return wait
+`);
+
+/**
+ * How many promises are pending: the pending set (scored by expiresAt) trimmed of the expired, then counted.
+ * KEYS: the sorted set of pending promises.
+ */
+export const COUNT_PENDING = new LuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZCARD', KEYS[1])
 `);
