@@ -16,6 +16,11 @@ export interface ContextInit {
    */
   client: { readonly signal?: AbortSignal | undefined };
   onPartial: ((data: unknown) => void | Promise<void>) | undefined;
+  /**
+   * Whether the call's client streams; default: whether `onPartial` is given. Queued work always forwards its
+   * partials (a streaming `redeem` may be watching) yet keeps the submitting call's answer shape.
+   */
+  streaming?: boolean;
   logger: Logger;
   requestId: string | number | undefined;
   /** The config the environment supplied (Webtools), or the server-side / default one. */
@@ -47,7 +52,7 @@ export class CallContext implements ToolContext {
     this.principal = init.principal;
     this.elicitation = init.elicitation;
     this.isBackground = init.background;
-    this.streaming = init.onPartial !== undefined;
+    this.streaming = init.streaming ?? init.onPartial !== undefined;
     this.client = init.client;
     this.onPartial = init.onPartial;
     this.logger = init.logger;

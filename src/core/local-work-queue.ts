@@ -30,6 +30,8 @@ export class LocalWorkQueue implements WorkQueue {
   private readonly logger: Logger;
   private readonly waiting: Waiting[] = [];
   private readonly running = new Map<string, AbortController>();
+  /** Streaming redeems waiting on a job, by token (dropped when the job ends). */
+  private readonly watchers = new Map<string, Set<(data: unknown) => void | Promise<void>>>();
   private runner: JobRunner | undefined;
   private store: PromiseStore | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -62,6 +64,25 @@ export class LocalWorkQueue implements WorkQueue {
     this.pump();
   }
 
+  async watch(
+    token: string,
+    _expiresAt: number,
+    onPartial: (data: unknown) => void | Promise<void>,
+  ): Promise<() => void> {
+    const known = this.running.has(token) || this.waiting.some((w) => w.job.token === token);
+    if (!known) return () => {};
+    let set = this.watchers.get(token);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(token, set);
+    }
+    set.add(onPartial);
+    return () => {
+      set.delete(onPartial);
+      if (set.size === 0 && this.watchers.get(token) === set) this.watchers.delete(token);
+    };
+  }
+
   async stats(): Promise<WorkQueueStats> {
     return { waiting: this.waiting.length, running: this.running.size };
   }
@@ -84,11 +105,18 @@ export class LocalWorkQueue implements WorkQueue {
   private start({ job, onPartial }: Waiting): void {
     const controller = new AbortController();
     this.running.set(job.token, controller);
-    this.runner!(job, controller.signal, onPartial)
+    // Partials go to the submitting call and to every streaming redeem that waits for this job.
+    const fanout = (data: unknown): void | Promise<void> => {
+      const watching = this.watchers.get(job.token);
+      if (watching) for (const w of watching) void Promise.resolve(w(data)).catch(() => {});
+      return onPartial?.(data);
+    };
+    this.runner!(job, controller.signal, fanout)
       .then((settlement) => this.store!.settle(job.token, settlement))
       .catch((err) => this.logger.error({ err, token: job.token }, 'promise settlement failed'))
       .finally(() => {
         this.running.delete(job.token);
+        this.watchers.delete(job.token);
         this.pump();
       });
   }

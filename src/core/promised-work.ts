@@ -72,6 +72,7 @@ export class PromisedWork {
       background: true,
       client: {},
       onPartial,
+      streaming: job.streaming === true,
       logger,
       requestId: job.requestId,
       config: job.config ?? webtools.configFor(job.tool),
@@ -110,6 +111,7 @@ export class PromisedWork {
       ...(request.principal ? { principal: request.principal } : {}),
       ...(context.elicitation ? { elicitation: context.elicitation } : {}),
       ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+      ...(request.onPartial ? { streaming: true } : {}),
     };
     try {
       await this.init.queue.submit(job, request.onPartial);

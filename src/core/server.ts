@@ -98,10 +98,11 @@ export class ToolServer {
         leaseMs: options.leaseMs ?? 30_000,
         logger: this.logger,
       });
-      this.systemCalls = addSystemTools(this.catalog, this.promises);
-      this.queue =
+      const queue =
         options.workQueue ??
         new LocalWorkQueue({ concurrency: options.maxConcurrentWork, logger: this.logger });
+      this.queue = queue;
+      this.systemCalls = addSystemTools(this.catalog, this.promises, (...a) => queue.watch(...a));
     }
     for (const tool of options.tools) this.catalog.add(tool);
     this.webtools = new WebtoolCatalog(options.webtools, this.catalog, this, options.config);
@@ -183,8 +184,8 @@ export class ToolServer {
     }
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
-      return system(args, request.signal, callerKey(request)).then(({ outcome, processingTimeMs }) =>
-        this.result(outcome, processingTimeMs),
+      return system(args, request.signal, callerKey(request), request.onPartial).then(
+        ({ outcome, processingTimeMs }) => this.result(outcome, processingTimeMs),
       );
     }
     const context = new CallContext({

@@ -2,6 +2,7 @@ import type { Catalog } from './catalog.js';
 import { McpLiteError } from './errors.js';
 import type { Outcome } from './outcomes.js';
 import { MAX_REDEEM_WAIT_MS, type PromiseManager } from './promises/manager.js';
+import type { WorkQueue } from './work-queue.js';
 
 /** Names of the system tools. */
 export const REDEEM_TOOL = 'redeem';
@@ -15,13 +16,21 @@ export type SystemCall = (
   args: Record<string, unknown>,
   signal: AbortSignal | undefined,
   caller: string,
+  onPartial?: (data: unknown) => void | Promise<void>,
 ) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
+
+/** Forwards a running job's partials to a streaming `redeem` (`WorkQueue.watch`). */
+export type WatchPartials = WorkQueue['watch'];
 
 /**
  * Adds `redeem` and `cancel` (system tools: listed like the others, answered by the promise manager rather than a
  * handler) to the catalog; returns how each is answered.
  */
-export function addSystemTools(catalog: Catalog, promises: PromiseManager): Map<string, SystemCall> {
+export function addSystemTools(
+  catalog: Catalog,
+  promises: PromiseManager,
+  watch?: WatchPartials,
+): Map<string, SystemCall> {
   const calls = new Map<string, SystemCall>();
   const tokenSchema = {
     type: 'string',
@@ -60,9 +69,22 @@ export function addSystemTools(catalog: Catalog, promises: PromiseManager): Map<
     },
     true,
   );
-  calls.set(REDEEM_TOOL, (args, signal, caller) =>
-    promises.redeem(args.promise, typeof args.wait_ms === 'number' ? args.wait_ms : 0, signal, caller),
-  );
+  calls.set(REDEEM_TOOL, async (args, signal, caller, onPartial) => {
+    const waitMs = typeof args.wait_ms === 'number' ? args.wait_ms : 0;
+    if (!onPartial || waitMs <= 0 || !watch) return promises.redeem(args.promise, waitMs, signal, caller);
+    // A streaming redeem that waits sees the work's partials as they come, wherever the work runs. The owner is
+    // checked first, so that nobody watches another principal's work.
+    const record = await promises.record(args.promise, caller);
+    const stop =
+      record.status === 'pending'
+        ? await watch(record.token, record.expiresAt, onPartial).catch(() => () => {})
+        : () => {};
+    try {
+      return await promises.redeem(record.token, waitMs, signal, caller);
+    } finally {
+      stop();
+    }
+  });
   calls.set(CANCEL_TOOL, async (args, _signal, caller) => {
     const r = await promises.cancel(args.promise, caller);
     return { outcome: { type: 'answer', result: { promise: args.promise, ...r } }, processingTimeMs: 0 };

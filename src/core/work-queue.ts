@@ -21,6 +21,11 @@ export interface PromisedJob {
   elicitation?: ElicitationAnswers;
   /** The binding's request id, for logs. */
   requestId?: string | number;
+  /**
+   * Whether the submitting call streams (`ctx.streaming`: among others, a generator that returns nothing then
+   * answers null rather than the list of what it yielded). Partials are forwarded either way.
+   */
+  streaming?: boolean;
   /** The promise's expiry (epoch ms): work still waiting then is dropped, nobody can redeem it any more. */
   expiresAt: number;
 }
@@ -58,6 +63,16 @@ export interface WorkQueue {
    * that cannot be kept. `onPartial`, when given, receives the job's partial results wherever it runs.
    */
   submit(job: PromisedJob, onPartial?: (data: unknown) => void | Promise<void>): Promise<void>;
+  /**
+   * Forwards the partial results of a job to `onPartial` while it runs, wherever it runs, until it ends, the
+   * promise expires (`expiresAt`) or the returned function is called: a streaming `redeem` that waits for the work
+   * sees its progress. Resolves at once with a no-op for a job that is not (or no longer) queued or running.
+   */
+  watch(
+    token: string,
+    expiresAt: number,
+    onPartial: (data: unknown) => void | Promise<void>,
+  ): Promise<() => void>;
   /** Jobs waiting and running. */
   stats(): Promise<WorkQueueStats>;
   /** Aborts the jobs running here and releases connections. */

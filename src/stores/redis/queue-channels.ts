@@ -5,7 +5,7 @@ import type { Logger } from '../../core/logger.js';
 /** A partial result or a job's end, as published on the job's channel. */
 export type ChannelMessage = { t: 'p'; d: unknown } | { t: 'e' };
 
-/** One job's partials forwarded to its submitter, one after another (`chain`), until `timer` (its expiry). */
+/** One listener's forwarding of a job's partials, one after another (`chain`), until `timer` (its expiry). */
 interface Forward {
   onPartial: (data: unknown) => void | Promise<void>;
   timer: NodeJS.Timeout;
@@ -14,14 +14,14 @@ interface Forward {
 
 /**
  * The partial results of queued jobs over Redis pub/sub, one channel per token (`BullMqWorkQueue`): the worker
- * running a job publishes, the front that submitted it forwards to its streaming client. A front listens from
- * before the job is queued (no early partial is lost) until the job's end message, a cancel or the promise's
- * expiry, so that subscriptions stay bounded by the pending work. One subscriber connection per process, opened
- * on first use (a pure worker never opens it).
+ * running a job publishes; the front that submitted it forwards to its streaming client, and so does any front
+ * where a streaming `redeem` waits for it. A front listens from before the job is queued (no early partial is
+ * lost) until the job's end message, a cancel or the promise's expiry, so that subscriptions stay bounded by the
+ * pending work. One subscriber connection per process, opened on first use (a pure worker never opens it).
  */
 export class JobChannels {
   private subscriber: Redis | undefined;
-  private readonly forwards = new Map<string, Forward>();
+  private readonly forwards = new Map<string, Set<Forward>>();
 
   /**
    * `base` prefixes every channel; `publisher` is the queue's command connection; `guard` runs a Redis
@@ -48,35 +48,56 @@ export class JobChannels {
     }
   }
 
-  /** Subscribes to a job's channel and forwards its partials until it ends; rejects `unavailable` when it cannot. */
+  /**
+   * Subscribes to a job's channel and forwards its partials to `onPartial` until the job ends, `expiresAt`, or
+   * the returned function is called; rejects `unavailable` when it cannot subscribe.
+   */
   async listen(
     token: string,
     expiresAt: number,
     onPartial: (data: unknown) => void | Promise<void>,
-  ): Promise<void> {
+  ): Promise<() => void> {
     const subscriber = this.ensureSubscriber();
-    this.stop(token);
-    const timer = setTimeout(
-      () => this.stop(token),
-      Math.min(2 ** 31 - 1, Math.max(0, expiresAt - Date.now())),
-    );
-    timer.unref();
-    this.forwards.set(token, { onPartial, timer, chain: Promise.resolve() });
+    const forward: Forward = {
+      onPartial,
+      timer: setTimeout(
+        () => this.drop(token, forward),
+        Math.min(2 ** 31 - 1, Math.max(0, expiresAt - Date.now())),
+      ),
+      chain: Promise.resolve(),
+    };
+    forward.timer.unref();
+    let listeners = this.forwards.get(token);
+    const first = !listeners;
+    if (!listeners) {
+      listeners = new Set();
+      this.forwards.set(token, listeners);
+    }
+    listeners.add(forward);
     try {
-      await this.guard(() => subscriber.subscribe(this.base + token), subscriber);
+      if (first) await this.guard(() => subscriber.subscribe(this.base + token), subscriber);
     } catch (err) {
-      this.stop(token);
+      this.drop(token, forward);
       throw err;
     }
+    return () => this.drop(token, forward);
   }
 
-  /** Stops forwarding a job's partials (its end, a cancel, its expiry). */
+  /** Stops forwarding a job's partials to everyone (its end, a cancel). */
   stop(token: string): void {
-    const forward = this.forwards.get(token);
-    if (!forward) return;
-    clearTimeout(forward.timer);
+    const listeners = this.forwards.get(token);
+    if (!listeners) return;
+    for (const forward of listeners) clearTimeout(forward.timer);
     this.forwards.delete(token);
     this.subscriber?.unsubscribe(this.base + token).catch(() => {});
+  }
+
+  /** Stops one listener; the channel is left when it was the last. */
+  private drop(token: string, forward: Forward): void {
+    const listeners = this.forwards.get(token);
+    if (!listeners?.delete(forward)) return;
+    clearTimeout(forward.timer);
+    if (listeners.size === 0) this.stop(token);
   }
 
   /** Stops every forwarding and closes the subscriber connection. */
@@ -97,14 +118,16 @@ export class JobChannels {
     subscriber.on('message', (channel: string, text: string) => {
       if (!channel.startsWith(this.base)) return;
       const token = channel.slice(this.base.length);
-      const forward = this.forwards.get(token);
-      if (!forward) return;
+      const listeners = this.forwards.get(token);
+      if (!listeners) return;
       const message = parse(text);
       // The end of the job, or anything unreadable (not ours): stop rather than crash the process.
       if (message?.t !== 'p') return this.stop(token);
-      forward.chain = forward.chain
-        .then(() => forward.onPartial(message.d))
-        .catch((err) => this.logger.debug({ err, token }, 'partial listener failed'));
+      for (const forward of listeners) {
+        forward.chain = forward.chain
+          .then(() => forward.onPartial(message.d))
+          .catch((err) => this.logger.debug({ err, token }, 'partial listener failed'));
+      }
     });
     this.subscriber = subscriber;
     return subscriber;

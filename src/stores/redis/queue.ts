@@ -131,6 +131,15 @@ export class BullMqWorkQueue implements WorkQueue {
     }
   }
 
+  /** A streaming `redeem` on this front: the job's partials, from whichever worker runs it, until it ends. */
+  async watch(
+    token: string,
+    expiresAt: number,
+    onPartial: (data: unknown) => void | Promise<void>,
+  ): Promise<() => void> {
+    return this.channels.listen(token, expiresAt, onPartial);
+  }
+
   /** Resolves once Redis answers (and the worker listens): for a ready line or a readiness probe. */
   async ready(): Promise<void> {
     await this.redis(() => this.commands.ping());
