@@ -320,7 +320,8 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       headers: { ...mcpHeaders(session, 'text/event-stream'), 'last-event-id': lastEventId },
       signal: abort.signal,
     });
-    if (resumed.status !== 200) expect.fail(`resume on front ${front}: ${resumed.status} ${await resumed.text()}`);
+    if (resumed.status !== 200)
+      expect.fail(`resume on front ${front}: ${resumed.status} ${await resumed.text()}`);
     const replay = await readEvents(resumed, (e) => e.data.includes(`"${id}"`), 10_000, abort);
     abort.abort();
     const result = replay.find((e) => e.data.includes(`"${id}"`));

@@ -1,5 +1,6 @@
 import type { Principal } from '../../core/auth.js';
 import type { CallRequest } from '../../core/call-request.js';
+import type { CompiledTool } from '../../core/catalog.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 
 /** Where a call's signal or peer address is read from, on first use (a request, an exchange, a flight). */
@@ -27,10 +28,15 @@ export class BindingCall implements CallRequest {
     /** Where the peer address comes from (the request, or the exchange). */
     private readonly addressSource: CallSource,
     readonly requestId: string | number | undefined,
-    readonly onPartial: ((data: unknown) => void | Promise<void>) | undefined,
+    /** Set for streaming calls; a binding that decides to stream after building the call sets it then. */
+    public onPartial: ((data: unknown) => void | Promise<void>) | undefined,
     readonly elicitation: ElicitationReply | undefined,
-    /** The binding's name in metrics (`http`, `mcp`, `ws`, `stdio`). */
+    /** The binding's name in metrics (`http`, `mcp`, `ws`, `stdio`, `webtools`). */
     readonly binding: string | undefined = undefined,
+    /** The config for `ctx.config`, already merged and checked (Webtools). */
+    readonly config: Readonly<Record<string, unknown>> | undefined = undefined,
+    /** The tool to run instead of the catalog's `name` (a pinned webtool version's own action). */
+    readonly action: CompiledTool | undefined = undefined,
   ) {
     this.arguments = args;
   }

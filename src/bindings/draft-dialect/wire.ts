@@ -14,36 +14,12 @@ export const DRAFT_INVALID_PARAMS = 4001;
  * `JSON_RPC_CODE`), except that every error MCP answers as invalid params (-32602) is the draft's 4001. A draft
  * session is never stateless, so the 2026-07-28 variants do not apply.
  */
-export const DRAFT_JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
-  parse_error: -32700,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  tool_not_found: DRAFT_INVALID_PARAMS,
-  invalid_params: DRAFT_INVALID_PARAMS,
-  promise_not_found: DRAFT_INVALID_PARAMS,
-  promise_expired: DRAFT_INVALID_PARAMS,
-  internal: -32603,
-  cancelled: -32800,
-  deadline_exceeded: -32001,
-  unauthenticated: -32002,
-  forbidden: -32003,
-  payload_too_large: -32600,
-  unsupported_media_type: -32600,
-  method_not_allowed: -32600,
-  resource_exhausted: -32004,
-  rate_limited: -32029,
-  unavailable: -32005,
-  resource_not_found: -32002,
-  session_not_found: -32001,
-  header_mismatch: -32020,
-  invalid_meta: DRAFT_INVALID_PARAMS,
-  missing_capability: -32021,
-  unsupported_version: -32022,
-  prompt_not_found: DRAFT_INVALID_PARAMS,
-  task_not_found: DRAFT_INVALID_PARAMS,
-  webtool_not_found: DRAFT_INVALID_PARAMS,
-  config_invalid: DRAFT_INVALID_PARAMS,
-};
+export const DRAFT_JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = Object.fromEntries(
+  ERROR_CODES.map((code) => [
+    code,
+    JSON_RPC_CODE[code] === -32602 ? DRAFT_INVALID_PARAMS : JSON_RPC_CODE[code],
+  ]),
+) as Record<ErrorCode, number>;
 
 /**
  * The draft's code for each code MCP wrote, read off the two tables by error code: the dialect rewrites MCP's

@@ -7,6 +7,7 @@ import type { ToolServer } from '../../core/server.js';
 import { closestName } from '../../core/suggest.js';
 import { REDEEM_TOOL } from '../../core/system-tools.js';
 import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
+import { BindingCall } from '../common/binding-call.js';
 import { bearerChallenge, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { errorHeaders } from '../common/retry-after.js';
@@ -134,7 +135,10 @@ export function createWebtoolsBinding(
         const call = toCall(parseJsonBody(bytes), webtool, request, principal);
         if (wantsEventStream(request.headers.accept)) {
           return streamCall(
-            (onPartial) => server.callTool(Object.assign(call, { onPartial })),
+            (onPartial) => {
+              call.onPartial = onPartial;
+              return server.callTool(call);
+            },
             heartbeatMs,
             logInternalError,
             streamFinal,
@@ -157,7 +161,7 @@ export function createWebtoolsBinding(
   ): Promise<NeutralResponse> {
     const entry = webtool.latest.actions.get(REDEEM_TOOL);
     if (!entry) throw new McpLiteError('method_not_found', 'This server keeps no promises');
-    const call = new WebtoolCall(entry, { promise: token }, request, principal, undefined, undefined);
+    const call = webtoolCall(entry, { promise: token }, request, principal, undefined, undefined);
     return server.callTool(call).then(reply, failWithAny);
   }
 
@@ -183,7 +187,7 @@ function toCall(
   webtool: Webtool,
   request: NeutralRequest,
   principal: Principal | undefined,
-): WebtoolCall {
+): BindingCall {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw schemaError('body', 'must be an object { action, request, version?, config?, sessionId? }');
   }
@@ -233,41 +237,32 @@ function toCall(
     const e = b.elicitation as Record<string, unknown>;
     elicitation = { state: e.state, answers: e.answers };
   }
-  return new WebtoolCall(entry, b.request, request, principal, version.config(b.config), elicitation);
+  return webtoolCall(entry, b.request, request, principal, version.config(b.config), elicitation);
 }
 
-/**
- * One execution as core takes it. A class with a `signal` getter, as in the HTTP binding: the node adapter makes
- * its signal on first use, and core reads it only for calls that outlive a tick.
- */
-class WebtoolCall implements CallRequest {
-  readonly name: string;
-  readonly action: WebtoolActionEntry['tool'];
-  readonly arguments: unknown;
-  /** The binding, for metrics. */
-  readonly binding = 'webtools';
-  onPartial?: (data: unknown) => void | Promise<void>;
-
-  constructor(
-    entry: WebtoolActionEntry,
-    args: unknown,
-    private readonly request: NeutralRequest,
-    readonly principal: Principal | undefined,
-    readonly config: Readonly<Record<string, unknown>> | undefined,
-    readonly elicitation: CallRequest['elicitation'],
-  ) {
-    this.name = entry.metadata.name;
-    this.action = entry.tool;
-    this.arguments = args;
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.request.remoteAddress;
-  }
-
-  get signal(): AbortSignal {
-    return this.request.signal;
-  }
+/** One execution as core takes it: the bindings' one request class, with the action's own tool and config. */
+function webtoolCall(
+  entry: WebtoolActionEntry,
+  args: unknown,
+  request: NeutralRequest,
+  principal: Principal | undefined,
+  config: Readonly<Record<string, unknown>> | undefined,
+  elicitation: CallRequest['elicitation'],
+): BindingCall {
+  const name = entry.metadata.name;
+  return new BindingCall(
+    name,
+    args,
+    principal,
+    request,
+    request,
+    undefined,
+    undefined,
+    elicitation,
+    'webtools',
+    config,
+    entry.tool,
+  );
 }
 
 /** GET only (405 with Allow otherwise); undefined when the method is fine. */
