@@ -47,11 +47,6 @@ export interface McpConnection {
   close(): void;
 }
 
-/** A request's exchange over the connection: everything goes out through the peer, in order. */
-interface ConnectionExchange extends Exchange {
-  readonly done: Promise<void>;
-}
-
 /**
  * MCP over a connection that is one session (stdio, a WebSocket, a legacy HTTP+SSE stream): `initialize`
  * negotiates a handshake revision, after which requests run concurrently, their notifications and server requests
@@ -76,7 +71,15 @@ export function openMcpConnection(
   setMaxListeners(0, connection.signal);
   const notifier = new Notifier(server, sessions.hub, new Set());
   const listens = new Map<string, () => void>();
-  const running = new Set<Promise<unknown>>();
+  // Requests (and answers on their way out) not done yet, and who waits for there to be none.
+  let running = 0;
+  let idlers: Array<() => void> = [];
+  const landed = (): void => {
+    if (--running > 0 || idlers.length === 0) return;
+    const waiting = idlers;
+    idlers = [];
+    for (const resolve of waiting) resolve();
+  };
   let session: McpSession | undefined;
   let dialect: DraftDialect | undefined;
 
@@ -86,7 +89,7 @@ export function openMcpConnection(
     return peer.write(dialect ? dialect.outbound(message) : message);
   };
 
-  const framing: Framing<Inbound, ConnectionExchange> = {
+  const framing: Framing<Inbound, Exchange> = {
     connectionIsSession: true,
     versionHeaderRequired: false,
     exchange,
@@ -128,7 +131,7 @@ export function openMcpConnection(
       }
       body = rewritten.message;
     }
-    if (running.size >= maxInFlight && !isResponseLike(body)) {
+    if (running >= maxInFlight && !isResponseLike(body)) {
       const e = new McpLiteError(
         'resource_exhausted',
         `Too many requests in flight (at most ${maxInFlight})`,
@@ -146,23 +149,28 @@ export function openMcpConnection(
       );
       return;
     }
+    // An exchange the loop answers with counts itself (`exchange`), from when it is made until its answer is written.
     const answer = loop.message(body, inbound);
     if (answer instanceof Reply) track(write(answer.body as string));
     else if (answer instanceof Promise) track(answer.then((r) => write(r.body as string)));
-    else if (answer) track(answer.done);
   }
 
   function track(p: Promise<unknown>): void {
-    const settled = p.then(undefined, () => {});
-    running.add(settled);
-    void settled.then(() => running.delete(settled));
+    running++;
+    p.then(landed, landed);
   }
 
-  function exchange(init: ExchangeInit): ConnectionExchange {
-    let finished!: () => void;
-    const done = new Promise<void>((resolve) => {
-      finished = resolve;
+  // What every exchange of the connection shares: made once, not per request (the fast path).
+  const notify = (message: Record<string, unknown>) => write(JSON.stringify(message));
+  const request = (method: string, params: Record<string, unknown>) =>
+    serverRequests.ask(connection.signal, (id) => {
+      void write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
+  const finish = (_status: number, message: string): void => void write(message).then(landed, landed);
+
+  function exchange(init: ExchangeInit): Exchange {
+    // A batch member's answer goes into the batch's (tracked as one request), never through `finish`.
+    if (!init.batched) running++;
     return {
       revision: init.revision,
       stateless: init.stateless,
@@ -173,15 +181,9 @@ export function openMcpConnection(
       remoteAddress: peer.remoteAddress,
       signal: connection.signal,
       canNotify: true,
-      notify: (message) => write(JSON.stringify(message)),
-      request: init.stateless
-        ? undefined
-        : (method, params) =>
-            serverRequests.ask(connection.signal, (id) => {
-              void write(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-            }),
-      finish: (_status, message) => void write(message).then(finished, finished),
-      done,
+      notify,
+      request: init.stateless ? undefined : request,
+      finish,
     };
   }
 
@@ -203,10 +205,11 @@ export function openMcpConnection(
     receive,
     errorFor: (err) => loop.errorReply(undefined, null, err, false).body as string,
     get inFlight() {
-      return running.size;
+      return running;
     },
-    async idle() {
-      while (running.size > 0 && !connection.signal.aborted) await Promise.all([...running]);
+    idle() {
+      if (running === 0 || connection.signal.aborted) return Promise.resolve();
+      return new Promise<void>((resolve) => idlers.push(resolve));
     },
     close() {
       if (connection.signal.aborted) return;

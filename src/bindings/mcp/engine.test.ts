@@ -19,6 +19,15 @@ const tools = [
   { name: 'slow', handler: (_a: unknown, ctx: { signal: AbortSignal }) => waitForAbort(ctx.signal) },
 ];
 
+/** Reads its signal only after a while: the flight makes its signal on first read, already aborted if need be. */
+const late = {
+  name: 'late',
+  handler: async (_a: unknown, ctx: { signal: AbortSignal }) => {
+    await new Promise((r) => setTimeout(r, 20));
+    return ctx.signal.aborted ? waitForAbort(ctx.signal) : 'not aborted';
+  },
+};
+
 function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
 }
@@ -158,6 +167,28 @@ describe('McpEngine', () => {
       principal: undefined,
     });
     await expect(running).rejects.toMatchObject({ code: 'cancelled', message: 'Cancelled: user' });
+  });
+
+  it('cancels a request that reads its signal only after the cancel, or after its connection closed', async () => {
+    const e = new McpEngine(createServer({ tools: [late], promiseStore: false }), {});
+    const session = new SessionStore().create('2025-06-18', {}, undefined, 'addr:127.0.0.1');
+    const cancelled = e.handle(rq('tools/call', { name: 'late' }, 'r1'), exchange({ session }));
+    e.notification(rq('notifications/cancelled', { requestId: 'r1', reason: 'user' }), {
+      session,
+      principal: undefined,
+    });
+    await expect(cancelled).rejects.toMatchObject({ code: 'cancelled', message: 'Cancelled: user' });
+
+    const connection = new AbortController();
+    const closed = e.handle(
+      rq('tools/call', { name: 'late' }, 'r2'),
+      exchange({ session, signal: connection.signal }),
+    );
+    connection.abort(new Error('gone'));
+    await expect(closed).rejects.toMatchObject({ code: 'internal' });
+
+    const untouched = e.handle(rq('tools/call', { name: 'late' }, 'r3'), exchange({ session }));
+    await expect(untouched).resolves.toMatchObject({ content: [{ type: 'text', text: 'not aborted' }] });
   });
 
   it('declares the tasks extension on the stateless revision only, and only with promises', () => {
