@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { McpLiteError } from '../core/errors.js';
 import {
   ownedBy,
   type ResponseWaiter,
@@ -17,6 +16,8 @@ import {
   type TaskBounds,
   type TaskResumeData,
 } from '../core/session-state.js';
+import { tooMany, tooManyForCaller, tooManySubscriptions, tooManyTasks } from './bound-errors.js';
+import { eventsAfterId, ResponseWaiters, SessionListeners } from './session-local.js';
 
 /** A session as this store holds it: the record, its kind, its event log. */
 interface Held {
@@ -35,8 +36,8 @@ export class MemorySessionStore implements SessionStateStore {
   private readonly sessions = new Map<string, Held>();
   // Counts per `kind`, in all and per caller.
   private readonly counts = new Map<string, { total: number; perCaller: Map<string, number> }>();
-  private readonly listeners = new Map<string, Set<(message: SessionMessage) => void>>();
-  private readonly waiters = new Map<string, (response: ServerResponse) => void>();
+  private readonly listeners = new SessionListeners();
+  private readonly waiters = new ResponseWaiters();
   // In expiry order (every task lives its promise's TTL, and a renewed task moves to the end).
   private readonly tasks = new Map<string, TaskResumeData>();
   private readonly tasksPerCaller = new Map<string, number>();
@@ -157,56 +158,23 @@ export class MemorySessionStore implements SessionStateStore {
     sessionId: string,
     lastEventId: string,
   ): Promise<{ stream: string; events: SessionEvent[] } | undefined> {
-    const events = this.sessions.get(sessionId)?.events ?? [];
-    const index = events.findIndex((e) => e.id === lastEventId);
-    if (index < 0) return undefined;
-    const stream = events[index]!.stream;
-    return { stream, events: events.slice(index + 1).filter((e) => e.stream === stream) };
+    return eventsAfterId(this.sessions.get(sessionId)?.events ?? [], lastEventId);
   }
 
   async publish(sessionId: string, message: SessionMessage): Promise<void> {
-    const set = this.listeners.get(sessionId);
-    if (set) for (const l of [...set]) l(message);
+    this.listeners.emit(sessionId, message);
   }
 
   async listen(sessionId: string, listener: (message: SessionMessage) => void): Promise<() => void> {
-    let set = this.listeners.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(sessionId, set);
-    }
-    set.add(listener);
-    return () => {
-      const s = this.listeners.get(sessionId);
-      s?.delete(listener);
-      if (s?.size === 0) this.listeners.delete(sessionId);
-    };
+    return this.listeners.add(sessionId, listener);
   }
 
   async awaitResponse(requestId: string, timeoutMs: number): Promise<ResponseWaiter> {
-    let cancel!: () => void;
-    const response = new Promise<ServerResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(requestId);
-        reject(new McpLiteError('deadline_exceeded', 'The client did not answer the server request in time'));
-      }, timeoutMs);
-      timer.unref();
-      cancel = () => {
-        clearTimeout(timer);
-        this.waiters.delete(requestId);
-      };
-      this.waiters.set(requestId, (r) => {
-        cancel();
-        resolve(r);
-      });
-    });
-    return { response, cancel };
+    return this.waiters.wait(requestId, timeoutMs);
   }
 
   async deliverResponse(requestId: string, response: ServerResponse): Promise<boolean> {
-    const waiter = this.waiters.get(requestId);
-    waiter?.(response);
-    return waiter !== undefined;
+    return this.waiters.deliver(requestId, response);
   }
 
   async admitTask(owner: string, bounds: TaskBounds): Promise<void> {
@@ -241,7 +209,7 @@ export class MemorySessionStore implements SessionStateStore {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
     for (const id of [...this.sessions.keys()]) await this.delete(id);
-    for (const waiter of this.waiters.keys()) this.waiters.delete(waiter);
+    this.waiters.clear();
   }
 
   private countOf(kind: string): { total: number; perCaller: Map<string, number> } {
@@ -276,45 +244,4 @@ export class MemorySessionStore implements SessionStateStore {
     );
     this.sweeper.unref();
   }
-}
-
-/** The refusal of a session past the caller's bound. */
-export function tooManyForCaller(limit: number): McpLiteError {
-  return new McpLiteError(
-    'resource_exhausted',
-    `Too many sessions for this caller (limit ${limit}): end unused ones with DELETE, or wait for idle ones to expire`,
-    { limit, scope: 'caller' },
-  );
-}
-
-/** The refusal of a session past the store's bound. */
-export function tooMany(limit: number): McpLiteError {
-  return new McpLiteError('resource_exhausted', 'The server holds as many sessions as it can: try later', {
-    limit,
-    scope: 'server',
-  });
-}
-
-/** The refusal of a subscription past the session's bound. */
-export function tooManySubscriptions(bounds: SessionBounds): McpLiteError {
-  return new McpLiteError(
-    'resource_exhausted',
-    `Too many subscriptions in this session (limit ${bounds.maxSubscriptions}): unsubscribe first`,
-    { limit: bounds.maxSubscriptions },
-  );
-}
-
-/** The refusal of a task past the caller's bound, or the store's. */
-export function tooManyTasks(scope: 'caller' | 'server', bounds: TaskBounds): McpLiteError {
-  if (scope === 'caller') {
-    return new McpLiteError(
-      'resource_exhausted',
-      `Too many tasks for this caller (limit ${bounds.maxTasksPerCaller}): wait for some to expire`,
-      { limit: bounds.maxTasksPerCaller, scope: 'caller' },
-    );
-  }
-  return new McpLiteError('resource_exhausted', 'The server holds as many tasks as it can: try later', {
-    limit: bounds.maxTasks,
-    scope: 'server',
-  });
 }

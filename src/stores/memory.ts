@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { McpLiteError } from '../core/errors.js';
 import type {
   PromiseQuota,
   PromiseRecord,
@@ -7,6 +6,7 @@ import type {
   PromiseStore,
   Settlement,
 } from '../core/promises/store.js';
+import { tooManyPromises } from './bound-errors.js';
 
 /** Options of the in-memory promise store. */
 export interface MemoryPromiseStoreOptions {
@@ -83,19 +83,9 @@ export class MemoryPromiseStore implements PromiseStore {
       this.sweep(now);
       held = this.perOwner.get(record.owner) ?? 0;
     }
-    if (held >= quota.maxPerOwner) {
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Too many outstanding promises for this caller (limit ${quota.maxPerOwner}): redeem or cancel some, or wait for them to expire`,
-        { limit: quota.maxPerOwner, scope: 'caller' },
-      );
-    }
-    if (this.entries.size >= this.maxEntries && !this.dropOneExpired(now)) {
-      throw new McpLiteError('resource_exhausted', 'Too many outstanding promises; try again later', {
-        limit: this.maxEntries,
-        scope: 'server',
-      });
-    }
+    if (held >= quota.maxPerOwner) throw tooManyPromises('caller', quota.maxPerOwner);
+    if (this.entries.size >= this.maxEntries && !this.dropOneExpired(now))
+      throw tooManyPromises('server', this.maxEntries);
     const { owner } = record;
     this.entries.set(
       record.token,

@@ -45,6 +45,23 @@ export function connectRedis(url: string, options: ConnectRedisOptions = {}): Re
   return client;
 }
 
+/**
+ * A subscriber connection beside `client` (same server, same options otherwise). It never carries a request, so
+ * it queues its SUBSCRIBE while disconnected and waits for the connection however long it takes (no command
+ * timeout), and ioredis subscribes again after a reconnection. Its errors are silent: the client reports the
+ * connection's state.
+ */
+export function redisSubscriber(client: Redis): Redis {
+  const subscriber = client.duplicate({
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    commandTimeout: undefined,
+    lazyConnect: false,
+  });
+  subscriber.on('error', () => {});
+  return subscriber;
+}
+
 /** True when the client can send commands now (its status is `ready`): for readiness probes and metrics. */
 export function redisReady(client: Redis): boolean {
   return client.status === 'ready';
@@ -52,16 +69,14 @@ export function redisReady(client: Redis): boolean {
 
 /**
  * The one error a store answers when Redis fails: `unavailable` (503 / UNAVAILABLE on the wires) with a short
- * reason, and the original error kept as `cause` for the log. An McpLiteError passes through unchanged.
+ * reason, and the original error kept as `cause` for the log. An McpLiteError passes through unchanged. `what`
+ * names the state that cannot be reached (the work queue says "The work queue (Redis)").
  */
-export function storeUnavailable(err: unknown): McpLiteError {
+export function storeUnavailable(err: unknown, what = 'The state store (Redis)'): McpLiteError {
   if (err instanceof McpLiteError) return err;
-  return new McpLiteError(
-    'unavailable',
-    `The state store (Redis) is unavailable: ${shortReason(err)}`,
-    undefined,
-    { cause: err },
-  );
+  return new McpLiteError('unavailable', `${what} is unavailable: ${shortReason(err)}`, undefined, {
+    cause: err,
+  });
 }
 
 /**
@@ -75,6 +90,34 @@ export async function withRedis<T>(client: Redis, op: () => Promise<T>, readyWai
     return await op();
   } catch (err) {
     throw storeUnavailable(err);
+  }
+}
+
+/** Where a store's Redis is: a shared `client`, or a `url` to open one with `connectRedis`. */
+export interface RedisStoreConnection {
+  url?: string;
+  client?: Redis;
+  connection?: ConnectRedisOptions;
+}
+
+/**
+ * The client a store uses and whether it owns it: the shared `client` when given (the store neither tunes nor
+ * closes it), else one opened from `url`. `store` names the store in the error when both are missing.
+ */
+export function storeClient(store: string, options: RedisStoreConnection): { client: Redis; owned: boolean } {
+  if (options.client) return { client: options.client, owned: false };
+  if (options.url) return { client: connectRedis(options.url, options.connection), owned: true };
+  throw new McpLiteError('invalid_request', `${store} needs a url or a client`);
+}
+
+/** QUIT when connected (pending replies arrive first), else drop the connection and its reconnection timer. */
+export async function quitRedis(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  try {
+    if (client.status !== 'ready') throw new Error('not connected');
+    await client.quit();
+  } catch {
+    client.disconnect();
   }
 }
 

@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { McpLiteError } from '../../core/errors.js';
 import type {
   PromiseQuota,
   PromiseRecord,
@@ -8,8 +7,15 @@ import type {
   PromiseStore,
   Settlement,
 } from '../../core/promises/store.js';
-import { type ConnectRedisOptions, connectRedis, withRedis } from './connection.js';
-import { COUNT_PENDING, CREATE, FINISH, OWNER_QUOTA_REPLY, RENEW, STORE_FULL_REPLY } from './scripts.js';
+import { tooManyPromises } from '../bound-errors.js';
+import {
+  type ConnectRedisOptions,
+  quitRedis,
+  redisSubscriber,
+  storeClient,
+  withRedis,
+} from './connection.js';
+import { COUNT_PENDING, CREATE, FINISH, RENEW, refusing } from './scripts.js';
 
 /** Options of the Redis promise store. Give `url` or `client`. */
 export interface RedisPromiseStoreOptions {
@@ -65,25 +71,9 @@ export class RedisPromiseStore implements PromiseStore {
     this.channel = `${this.prefix}events`;
     this.graceMs = options.expiredGraceMs ?? 600_000;
     this.maxPromises = options.maxPromises ?? 1_000_000;
-    if (options.client) {
-      this.client = options.client;
-      this.ownsClient = false;
-    } else if (options.url) {
-      this.client = connectRedis(options.url, options.connection);
-      this.ownsClient = true;
-    } else {
-      throw new McpLiteError('invalid_request', 'RedisPromiseStore needs a url or a client');
-    }
+    ({ client: this.client, owned: this.ownsClient } = storeClient('RedisPromiseStore', options));
     this.events.setMaxListeners(0);
-    // The subscriber queues its SUBSCRIBE until connected and resubscribes after a reconnection; it never carries
-    // a request, so waiting does it no harm.
-    this.subscriber = this.client.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      commandTimeout: undefined,
-      lazyConnect: false,
-    });
-    this.subscriber.on('error', () => {});
+    this.subscriber = redisSubscriber(this.client);
     this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     this.subscriber.on('ready', () => void this.subscribe());
   }
@@ -99,8 +89,8 @@ export class RedisPromiseStore implements PromiseStore {
     const { token, status: _s, leaseUntil, settlement: _x, ...fixed } = record;
     const keepUntil = record.expiresAt + this.graceMs;
     return withRedis(this.client, async () => {
-      try {
-        const created = await CREATE.run(
+      const created = await refusing(
+        CREATE.run(
           this.client,
           [
             this.recordKey(token),
@@ -117,11 +107,13 @@ export class RedisPromiseStore implements PromiseStore {
             token,
             leaseUntil ?? '',
           ],
-        );
-        return created === 1;
-      } catch (err) {
-        throw quotaError(err, quota.maxPerOwner, this.maxPromises) ?? err;
-      }
+        ),
+        (full) =>
+          full === 'caller'
+            ? tooManyPromises('caller', quota.maxPerOwner)
+            : tooManyPromises('server', this.maxPromises),
+      );
+      return created === 1;
     });
   }
 
@@ -223,7 +215,7 @@ export class RedisPromiseStore implements PromiseStore {
     this.closed = true;
     this.events.emit(RESYNC);
     this.cancelListeners.clear();
-    await Promise.all([quit(this.subscriber), this.ownsClient ? quit(this.client) : undefined]);
+    await Promise.all([quitRedis(this.subscriber), this.ownsClient ? quitRedis(this.client) : undefined]);
   }
 
   private recordKey(token: string): string {
@@ -271,35 +263,4 @@ export class RedisPromiseStore implements PromiseStore {
 /** A bound as Lua reads it: `Infinity` (no bound) becomes the largest safe integer. */
 function bound(n: number): number {
   return Number.isFinite(n) ? Math.max(0, Math.floor(n)) : Number.MAX_SAFE_INTEGER;
-}
-
-/** The `resource_exhausted` error of a refused CREATE, or undefined for any other failure. */
-function quotaError(err: unknown, perOwner: number, total: number): McpLiteError | undefined {
-  const message = err instanceof Error ? err.message : '';
-  if (message.includes(OWNER_QUOTA_REPLY)) {
-    return new McpLiteError(
-      'resource_exhausted',
-      `Too many outstanding promises for this caller (limit ${perOwner}): redeem or cancel some, or wait for them to expire`,
-      { limit: perOwner, scope: 'caller' },
-    );
-  }
-  if (message.includes(STORE_FULL_REPLY)) {
-    return new McpLiteError(
-      'resource_exhausted',
-      `Too many outstanding promises on this server (limit ${total}): try again later`,
-      { limit: total, scope: 'server' },
-    );
-  }
-  return undefined;
-}
-
-/** QUIT when connected (pending replies arrive first), else drop the connection and its reconnection timer. */
-async function quit(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  try {
-    if (client.status !== 'ready') throw new Error('not connected');
-    await client.quit();
-  } catch {
-    client.disconnect();
-  }
 }

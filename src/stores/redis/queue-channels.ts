@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { McpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { redisSubscriber } from './connection.js';
 
 /** A partial result or a job's end, as published on the job's channel. */
 export type ChannelMessage = { t: 'p'; d: unknown } | { t: 'e' };
@@ -108,13 +108,7 @@ export class JobChannels {
 
   private ensureSubscriber(): Redis {
     if (this.subscriber) return this.subscriber;
-    // A subscriber never carries a request: it may queue its SUBSCRIBE and resubscribes after a reconnection.
-    const subscriber = this.publisher.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      commandTimeout: undefined,
-    });
-    subscriber.on('error', () => {});
+    const subscriber = redisSubscriber(this.publisher);
     subscriber.on('message', (channel: string, text: string) => {
       if (!channel.startsWith(this.base)) return;
       const token = channel.slice(this.base.length);
@@ -140,14 +134,4 @@ function parse(text: string): ChannelMessage | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** What a front answers when the queue's Redis fails: `unavailable`, the cause kept for the log. */
-export function queueUnavailable(err: unknown): McpLiteError {
-  if (err instanceof McpLiteError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  const line = (message.split('\n')[0] ?? '').replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 160);
-  return new McpLiteError('unavailable', `The work queue (Redis) is unavailable: ${line}`, undefined, {
-    cause: err,
-  });
 }

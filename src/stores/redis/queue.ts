@@ -5,8 +5,8 @@ import { type Logger, silentLogger } from '../../core/logger.js';
 import { WORKER_LOST } from '../../core/promises/manager.js';
 import type { PromiseStore, Settlement } from '../../core/promises/store.js';
 import type { JobRunner, PromisedJob, WorkQueue, WorkQueueStats } from '../../core/work-queue.js';
-import { connectRedis, redactUrl } from './connection.js';
-import { JobChannels, queueUnavailable as unavailable } from './queue-channels.js';
+import { connectRedis, redactUrl, storeUnavailable } from './connection.js';
+import { JobChannels } from './queue-channels.js';
 
 /** Options of `BullMqWorkQueue`. */
 export interface BullMqWorkQueueOptions {
@@ -280,6 +280,11 @@ export class BullMqWorkQueue implements WorkQueue {
       throw unavailable(err);
     }
   }
+}
+
+/** What a front answers when the queue's Redis fails: `unavailable`, the cause kept for the log. */
+function unavailable(err: unknown): McpLiteError {
+  return storeUnavailable(err, 'The work queue (Redis)');
 }
 
 /** Whether `p` settles within `ms`. */

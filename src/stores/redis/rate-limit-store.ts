@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { McpLiteError } from '../../core/errors.js';
 import type { RateLimitStore } from '../../core/rate-limit.js';
-import { type ConnectRedisOptions, connectRedis, withRedis } from './connection.js';
+import { type ConnectRedisOptions, quitRedis, storeClient, withRedis } from './connection.js';
 import { TAKE } from './scripts.js';
 
 /** Options of the Redis rate-limit store. Give `url` or `client`. */
@@ -36,15 +35,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.prefix = options.prefix ?? 'mcplite:';
-    if (options.client) {
-      this.client = options.client;
-      this.ownsClient = false;
-    } else if (options.url) {
-      this.client = connectRedis(options.url, options.connection);
-      this.ownsClient = true;
-    } else {
-      throw new McpLiteError('invalid_request', 'RedisRateLimitStore needs a url or a client');
-    }
+    ({ client: this.client, owned: this.ownsClient } = storeClient('RedisRateLimitStore', options));
   }
 
   /** Takes one token from `key`'s bucket: 0 when allowed, else the milliseconds to wait. `_nowMs` is unused (see above). */
@@ -57,12 +48,6 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** Closes the connection when the store opened it. */
   async close(): Promise<void> {
-    if (!this.ownsClient || this.client.status === 'end') return;
-    try {
-      if (this.client.status !== 'ready') throw new Error('not connected');
-      await this.client.quit();
-    } catch {
-      this.client.disconnect();
-    }
+    if (this.ownsClient) await quitRedis(this.client);
   }
 }

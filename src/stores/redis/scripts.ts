@@ -25,10 +25,42 @@ export class LuaScript {
   }
 }
 
-/** The error reply of `CREATE` when the owner holds its quota of unexpired promises. */
-export const OWNER_QUOTA_REPLY = 'MCPLITE_OWNER_QUOTA';
-/** The error reply of `CREATE` when the store holds `maxPromises` records. */
-export const STORE_FULL_REPLY = 'MCPLITE_STORE_FULL';
+/**
+ * The error replies of a script refusing a change because a bound is reached, by whose bound it is: the caller's
+ * (its quota of promises, sessions or tasks), the store's, or the session's (its subscriptions).
+ */
+export const FULL = {
+  caller: 'MCPLITE_CALLER_FULL',
+  server: 'MCPLITE_STORE_FULL',
+  session: 'MCPLITE_SUBS_FULL',
+} as const;
+
+/** Whose bound a script's error reply (`FULL`) says was reached; undefined for any other failure. */
+export function refusedBound(err: unknown): keyof typeof FULL | undefined {
+  const message = err instanceof Error ? err.message : '';
+  for (const bound of ['caller', 'server', 'session'] as const)
+    if (message.includes(FULL[bound])) return bound;
+  return undefined;
+}
+
+/**
+ * `op` (a script's run) with a refusal it replied (`FULL`) turned into `refuse(bound)`, the caller's
+ * `resource_exhausted`; any other failure goes on as it is (`withRedis` makes it `unavailable`).
+ */
+export async function refusing<T>(op: Promise<T>, refuse: (bound: keyof typeof FULL) => Error): Promise<T> {
+  try {
+    return await op;
+  } catch (err) {
+    const bound = refusedBound(err);
+    throw bound ? refuse(bound) : err;
+  }
+}
+
+/** Lua: `now`, Redis server time in whole milliseconds (the clock PEXPIREAT uses). */
+export const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
 
 /**
  * Creates a pending promise with its quotas, in one step.
@@ -42,12 +74,10 @@ export const STORE_FULL_REPLY = 'MCPLITE_STORE_FULL';
  */
 export const CREATE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return redis.error_reply('${OWNER_QUOTA_REPLY}') end
+${NOW}redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return redis.error_reply('${FULL.caller}') end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_reply('${STORE_FULL_REPLY}') end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_reply('${FULL.server}') end
 if ARGV[7] == '' then
   redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p')
 else
@@ -132,9 +162,6 @@ return wait
  * How many promises are pending: the pending set (scored by expiresAt) trimmed of the expired, then counted.
  * KEYS: the sorted set of pending promises.
  */
-export const COUNT_PENDING = new LuaScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+export const COUNT_PENDING = new LuaScript(`${NOW}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
 `);

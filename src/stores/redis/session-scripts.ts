@@ -1,4 +1,4 @@
-import { LuaScript } from './scripts.js';
+import { FULL, LuaScript, NOW } from './scripts.js';
 
 /**
  * The Lua scripts of the Redis session store (`session-store.ts`): each state change is one atomic step, so that
@@ -14,18 +14,6 @@ import { LuaScript } from './scripts.js';
  * single Redis server or a Redis with one keyspace, not a Redis Cluster).
  */
 
-/** The error reply when the caller holds its quota of sessions (or tasks). */
-export const CALLER_FULL = 'MCPLITE_CALLER_FULL';
-/** The error reply when the store holds as many sessions (or tasks) as allowed. */
-export const STORE_FULL = 'MCPLITE_STORE_FULL';
-/** The error reply when a session holds as many subscriptions as allowed. */
-export const SUBS_FULL = 'MCPLITE_SUBS_FULL';
-
-const NOW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
-
 /**
  * Creates a session within its bounds. KEYS: hash, kind's sorted set, owner's sorted set. ARGV: id, idleMs,
  * maxPerCaller, maxSessions, owner, kind, revision, caps JSON, info JSON, dialect ('' for none). Answers the
@@ -33,9 +21,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  */
 export const CREATE_SESSION = new LuaScript(`${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return redis.error_reply('${CALLER_FULL}') end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return redis.error_reply('${FULL.caller}') end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return redis.error_reply('${STORE_FULL}') end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return redis.error_reply('${FULL.server}') end
 local idle = tonumber(ARGV[2])
 redis.call('HSET', KEYS[1], 'owner', ARGV[5], 'kind', ARGV[6], 'rev', ARGV[7], 'caps', ARGV[8], 'info', ARGV[9],
   'init', '0', 'seen', now, 'evb', 0, 'dialect', ARGV[10] or '')
@@ -88,7 +76,7 @@ return 1
 export const SUBSCRIBE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1 then return 1 end
-if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return redis.error_reply('${SUBS_FULL}') end
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return redis.error_reply('${FULL.session}') end
 redis.call('SADD', KEYS[2], ARGV[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
@@ -150,9 +138,9 @@ return 0
  */
 export const ADD_TASK = new LuaScript(`${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[1]) then return redis.error_reply('${CALLER_FULL}') end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[1]) then return redis.error_reply('${FULL.caller}') end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return redis.error_reply('${STORE_FULL}') end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return redis.error_reply('${FULL.server}') end
 if ARGV[3] == '' then return 0 end
 redis.call('SET', ARGV[3], ARGV[5], 'PXAT', ARGV[6])
 for i = 1, 2 do

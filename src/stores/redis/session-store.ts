@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { McpLiteError } from '../../core/errors.js';
 import {
   type ResponseWaiter,
   type ServerResponse,
@@ -17,20 +16,26 @@ import {
   type TaskBounds,
   type TaskResumeData,
 } from '../../core/session-state.js';
-import { tooMany, tooManyForCaller, tooManySubscriptions, tooManyTasks } from '../memory-sessions.js';
-import { type ConnectRedisOptions, connectRedis, storeUnavailable, withRedis } from './connection.js';
+import { tooMany, tooManyForCaller, tooManySubscriptions, tooManyTasks } from '../bound-errors.js';
+import { eventsAfterId, ResponseWaiters, SessionListeners } from '../session-local.js';
+import {
+  type ConnectRedisOptions,
+  quitRedis,
+  redisSubscriber,
+  storeClient,
+  storeUnavailable,
+  withRedis,
+} from './connection.js';
+import { refusing } from './scripts.js';
 import {
   ADD_TASK,
   APPEND_EVENT,
-  CALLER_FULL,
   CREATE_SESSION,
   DELETE_SESSION,
   DELIVER_RESPONSE,
   LIVE_IDS,
   PUT_TASK,
   READ_SESSION,
-  STORE_FULL,
-  SUBS_FULL,
   SUBSCRIBE,
   UPDATE_SESSION,
 } from './session-scripts.js';
@@ -66,8 +71,8 @@ export class RedisSessionStore implements SessionStateStore {
   private readonly prefix: string;
   private readonly channel: string;
   private readonly idleMs: number;
-  private readonly listeners = new Map<string, Set<(message: SessionMessage) => void>>();
-  private readonly waiters = new Map<string, (response: ServerResponse) => void>();
+  private readonly listeners = new SessionListeners();
+  private readonly waiters = new ResponseWaiters();
   private readonly subscribed: Promise<void>;
   private isSubscribed = false;
 
@@ -79,17 +84,10 @@ export class RedisSessionStore implements SessionStateStore {
       : 31_536_000_000;
     this.prefix = options.prefix ?? 'mcplite:';
     this.channel = `${this.prefix}bus`;
-    if (!options.client && !options.url) throw new TypeError('RedisSessionStore needs a url or a client');
-    this.ownsClient = !options.client;
-    this.client = options.client ?? connectRedis(options.url!, options.connection);
+    ({ client: this.client, owned: this.ownsClient } = storeClient('RedisSessionStore', options));
     // Subscribing waits for the connection however long it takes (and ioredis subscribes again after a
     // reconnection); `ready` bounds how long a caller waits for it.
-    this.subscriber = this.client.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      lazyConnect: false,
-    });
-    this.subscriber.on('error', () => {});
+    this.subscriber = redisSubscriber(this.client);
     this.subscriber.on('message', (channel: string, text: string) => {
       if (channel === this.channel) this.dispatch(text);
     });
@@ -103,9 +101,9 @@ export class RedisSessionStore implements SessionStateStore {
     const id = randomBytes(16).toString('hex');
     const kind = init.kind ?? 'mcp';
     const dialect = sessionDialect(init.dialect);
-    const now = await this.run(async () =>
-      Number(
-        await CREATE_SESSION.run(
+    const created = await this.run(() =>
+      refusing(
+        CREATE_SESSION.run(
           this.client,
           [this.key(id), this.kindKey(kind), this.ownerKey(kind, init.owner)],
           [
@@ -121,13 +119,10 @@ export class RedisSessionStore implements SessionStateStore {
             dialect ?? '',
           ],
         ),
+        (full) =>
+          full === 'caller' ? tooManyForCaller(counts.maxSessionsPerCaller) : tooMany(counts.maxSessions),
       ),
-    ).catch((err) => {
-      if (!(err instanceof McpLiteError) || err.code !== 'resource_exhausted') throw err;
-      throw err.data?.scope === 'caller'
-        ? tooManyForCaller(counts.maxSessionsPerCaller)
-        : tooMany(counts.maxSessions);
-    });
+    );
     return {
       id,
       owner: init.owner,
@@ -136,7 +131,7 @@ export class RedisSessionStore implements SessionStateStore {
       clientInfo: init.clientInfo,
       initialized: false,
       subscriptions: [],
-      lastSeen: now,
+      lastSeen: Number(created),
       ...(dialect ? { dialect } : {}),
     };
   }
@@ -163,7 +158,14 @@ export class RedisSessionStore implements SessionStateStore {
 
   async subscribe(id: string, uri: string): Promise<void> {
     await this.run(() =>
-      SUBSCRIBE.run(this.client, [this.key(id), `${this.key(id)}:subs`], [uri, this.bounds.maxSubscriptions]),
+      refusing(
+        SUBSCRIBE.run(
+          this.client,
+          [this.key(id), `${this.key(id)}:subs`],
+          [uri, this.bounds.maxSubscriptions],
+        ),
+        () => tooManySubscriptions(this.bounds),
+      ),
     );
   }
 
@@ -199,11 +201,10 @@ export class RedisSessionStore implements SessionStateStore {
     lastEventId: string,
   ): Promise<{ stream: string; events: SessionEvent[] } | undefined> {
     const raw = await this.run(() => this.client.lrange(`${this.key(sessionId)}:ev`, 0, -1));
-    const events = raw.map((text) => JSON.parse(text) as SessionEvent);
-    const index = events.findIndex((e) => e.id === lastEventId);
-    if (index < 0) return undefined;
-    const stream = events[index]!.stream;
-    return { stream, events: events.slice(index + 1).filter((e) => e.stream === stream) };
+    return eventsAfterId(
+      raw.map((text) => JSON.parse(text) as SessionEvent),
+      lastEventId,
+    );
   }
 
   async publish(sessionId: string, message: SessionMessage): Promise<void> {
@@ -212,41 +213,16 @@ export class RedisSessionStore implements SessionStateStore {
 
   async listen(sessionId: string, listener: (message: SessionMessage) => void): Promise<() => void> {
     await this.ready();
-    let set = this.listeners.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(sessionId, set);
-    }
-    set.add(listener);
-    return () => {
-      const s = this.listeners.get(sessionId);
-      s?.delete(listener);
-      if (s?.size === 0) this.listeners.delete(sessionId);
-    };
+    return this.listeners.add(sessionId, listener);
   }
 
   async awaitResponse(requestId: string, timeoutMs: number): Promise<ResponseWaiter> {
     await this.ready();
     const key = `${this.prefix}srq:${requestId}`;
     await this.run(() => this.client.set(key, '1', 'PX', Math.max(1, Math.round(timeoutMs))));
-    let cancel!: () => void;
-    const response = new Promise<ServerResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(requestId);
-        reject(new McpLiteError('deadline_exceeded', 'The client did not answer the server request in time'));
-      }, timeoutMs);
-      timer.unref();
-      cancel = () => {
-        clearTimeout(timer);
-        if (this.waiters.delete(requestId)) this.client.del(key).catch(() => {});
-      };
-      this.waiters.set(requestId, (r) => {
-        clearTimeout(timer);
-        this.waiters.delete(requestId);
-        resolve(r);
-      });
+    return this.waiters.wait(requestId, timeoutMs, () => {
+      this.client.del(key).catch(() => {});
     });
-    return { response, cancel };
   }
 
   async deliverResponse(requestId: string, response: ServerResponse): Promise<boolean> {
@@ -257,35 +233,17 @@ export class RedisSessionStore implements SessionStateStore {
     return Number(delivered) === 1;
   }
 
-  async admitTask(owner: string, bounds: TaskBounds): Promise<void> {
-    await this.run(() =>
-      ADD_TASK.run(
-        this.client,
-        [`${this.prefix}tasks`, `${this.prefix}towner:${owner}`],
-        [bounds.maxTasksPerCaller, bounds.maxTasks, '', '', '', 0],
-      ),
-    ).catch((err) => {
-      throw taskRefusal(err, bounds);
-    });
+  admitTask(owner: string, bounds: TaskBounds): Promise<void> {
+    return this.addTaskStep(owner, bounds, ['', '', '', 0]);
   }
 
-  async addTask(taskId: string, data: TaskResumeData, bounds: TaskBounds): Promise<void> {
-    await this.run(() =>
-      ADD_TASK.run(
-        this.client,
-        [`${this.prefix}tasks`, `${this.prefix}towner:${data.owner}`],
-        [
-          bounds.maxTasksPerCaller,
-          bounds.maxTasks,
-          `${this.prefix}t:${taskId}`,
-          taskId,
-          JSON.stringify(data),
-          Math.round(data.expiresAt),
-        ],
-      ),
-    ).catch((err) => {
-      throw taskRefusal(err, bounds);
-    });
+  addTask(taskId: string, data: TaskResumeData, bounds: TaskBounds): Promise<void> {
+    return this.addTaskStep(data.owner, bounds, [
+      `${this.prefix}t:${taskId}`,
+      taskId,
+      JSON.stringify(data),
+      Math.round(data.expiresAt),
+    ]);
   }
 
   async putTask(taskId: string, data: TaskResumeData): Promise<void> {
@@ -306,23 +264,26 @@ export class RedisSessionStore implements SessionStateStore {
   async close(): Promise<void> {
     this.listeners.clear();
     this.waiters.clear();
-    this.subscriber.disconnect();
-    if (this.ownsClient) this.client.disconnect();
+    await Promise.all([quitRedis(this.subscriber), this.ownsClient ? quitRedis(this.client) : undefined]);
   }
 
-  /** One Redis step: a refusal its script replied becomes the caller's `resource_exhausted`, anything else `unavailable`. */
+  /** One Redis step: any failure is `unavailable`, but a refusal (`refusing`) passes through. */
   private run<T>(op: () => Promise<T>): Promise<T> {
-    return withRedis(this.client, async () => {
-      try {
-        return await op();
-      } catch (err) {
-        const message = err instanceof Error ? err.message : '';
-        if (message.includes(CALLER_FULL)) throw tooManyForCaller(-1);
-        if (message.includes(STORE_FULL)) throw tooMany(-1);
-        if (message.includes(SUBS_FULL)) throw tooManySubscriptions(this.bounds);
-        throw err;
-      }
-    });
+    return withRedis(this.client, op);
+  }
+
+  /** ADD_TASK: checks the task bounds, and keeps the task when `task` (key, id, data, expiresAt) names one. */
+  private async addTaskStep(owner: string, bounds: TaskBounds, task: (string | number)[]): Promise<void> {
+    await this.run(() =>
+      refusing(
+        ADD_TASK.run(
+          this.client,
+          [`${this.prefix}tasks`, `${this.prefix}towner:${owner}`],
+          [bounds.maxTasksPerCaller, bounds.maxTasks, ...task],
+        ),
+        (full) => tooManyTasks(full === 'caller' ? 'caller' : 'server', bounds),
+      ),
+    );
   }
 
   private async read(id: string, caller: string, touch: boolean): Promise<SessionRecord | undefined> {
@@ -373,11 +334,8 @@ export class RedisSessionStore implements SessionStateStore {
     } catch {
       return;
     }
-    if (parsed.r !== undefined) this.waiters.get(parsed.r)?.(parsed.v ?? {});
-    else if (parsed.s !== undefined && parsed.m) {
-      const set = this.listeners.get(parsed.s);
-      if (set) for (const l of [...set]) l(parsed.m);
-    }
+    if (parsed.r !== undefined) this.waiters.deliver(parsed.r, parsed.v ?? {});
+    else if (parsed.s !== undefined && parsed.m) this.listeners.emit(parsed.s, parsed.m);
   }
 
   private key(id: string): string {
@@ -391,12 +349,6 @@ export class RedisSessionStore implements SessionStateStore {
   private ownerKey(kind: string, owner: string): string {
     return `${this.prefix}owner:${kind}:${owner}`;
   }
-}
-
-/** A task refusal with its bound in the message (the script only says which bound). */
-function taskRefusal(err: unknown, bounds: TaskBounds): unknown {
-  if (!(err instanceof McpLiteError) || err.code !== 'resource_exhausted') return err;
-  return tooManyTasks(err.data?.scope === 'caller' ? 'caller' : 'server', bounds);
 }
 
 function parseObject(text: string | undefined): Record<string, unknown> {
