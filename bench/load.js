@@ -3,7 +3,7 @@
 // shared, and its speed drifts by 10-20% over seconds; short paired rounds in alternating order make such a drift
 // hit both sides of a ratio alike, and the median of the paired ratios ignores a round that a burst still hit.
 import autocannon from 'autocannon';
-import { cpuTimeMs, fmt, stopChild, validateContender } from './support.js';
+import { cpuTimeMs, envNumber, fmt, perMicros, stopChild, validateContender } from './support.js';
 
 /**
  * The load settings, from the environment so that quick runs are easy (BENCH_ROUNDS=3 BENCH_DURATION=2 npm run
@@ -11,11 +11,11 @@ import { cpuTimeMs, fmt, stopChild, validateContender } from './support.js';
  */
 export function loadSettings(defaults = {}) {
   return {
-    connections: Number(process.env.BENCH_CONNECTIONS ?? defaults.connections ?? 50),
+    connections: envNumber('BENCH_CONNECTIONS', defaults.connections ?? 50),
     pipelining: 1,
-    duration: Number(process.env.BENCH_DURATION ?? defaults.duration ?? 3),
-    warmup: Number(process.env.BENCH_WARMUP ?? defaults.warmup ?? 3),
-    rounds: Number(process.env.BENCH_ROUNDS ?? defaults.rounds ?? 10),
+    duration: envNumber('BENCH_DURATION', defaults.duration ?? 3),
+    warmup: envNumber('BENCH_WARMUP', defaults.warmup ?? 3),
+    rounds: envNumber('BENCH_ROUNDS', defaults.rounds ?? 10),
   };
 }
 
@@ -46,14 +46,15 @@ export async function measureContenders(starters, load) {
 
 /**
  * Warms every contender up, then runs `load.rounds` rounds; each round loads every contender once, in the list's
- * order on even rounds and in reverse on odd ones. Each contender's `runs` gets one autocannon result per round,
- * with `cpuMicrosPerRequest` (the server's own CPU time per answered request, from /proc) where Linux tells it.
+ * order on even rounds and in reverse on odd ones. Each contender's `runs` gets one result of `once(c, load,
+ * seconds)` per round: by default an autocannon result, with `cpuMicrosPerRequest` (the server's own CPU time per
+ * answered request, from /proc) where Linux tells it. Another `once` must resolve with the same shape.
  */
-async function runInterleaved(contenders, load) {
-  for (const c of contenders) await loadOnce(c, load, load.warmup);
+export async function runInterleaved(contenders, load, once = loadOnce) {
+  for (const c of contenders) await once(c, load, load.warmup);
   for (let round = 0; round < load.rounds; round++) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-    for (const c of order) c.runs.push(await loadOnce(c, load, load.duration));
+    for (const c of order) c.runs.push(await once(c, load, load.duration));
   }
 }
 
@@ -68,10 +69,8 @@ async function loadOnce(c, load, duration) {
     pipelining: load.pipelining,
     duration,
   });
-  const cpuAfter = cpuTimeMs(c.child.pid);
-  if (cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0) {
-    result.cpuMicrosPerRequest = ((cpuAfter - cpuBefore) * 1000) / result.requests.total;
-  }
+  const cpuMicrosPerRequest = perMicros(cpuBefore, cpuTimeMs(c.child.pid), result.requests.total);
+  if (cpuMicrosPerRequest !== undefined) result.cpuMicrosPerRequest = cpuMicrosPerRequest;
   return result;
 }
 
@@ -102,28 +101,58 @@ export function allClean(contenders) {
   return contenders.every((c) => c.runs.every((r) => r.errors === 0 && r.non2xx === 0));
 }
 
-/** Prints one row per contender: mean req/s, its spread over rounds, p50/p99, errors, CPU per request, ratio. */
-export function printTable(contenders, baseline) {
+/**
+ * Prints one row per contender: mean req/s, its spread over rounds, p50/p99, errors, CPU per request, ratio.
+ * `unit`, `cpuHeader` and `ratioHeader` rename columns; `extra` ([{ header, cell(c) }]) adds columns before the
+ * ratio, which is left out when there is only one contender.
+ */
+export function printTable(
+  contenders,
+  baseline,
+  { unit = 'req/s', cpuHeader = 'CPU µs/req', ratioHeader = 'vs baseline', extra = [] } = {},
+) {
+  const withRatio = contenders.length > 1;
   const rows = contenders.map((c) => {
     const rps = c.runs.map((r) => r.requests.average);
-    const withCpu = c.runs.filter((r) => r.cpuMicrosPerRequest !== undefined);
     return [
       c.name,
       fmt(meanRps(c)),
       `${fmt(Math.min(...rps))}-${fmt(Math.max(...rps))}`,
       mean(c.runs, (r) => r.latency.p50).toFixed(1),
-      mean(c.runs, (r) => r.latency.p99).toFixed(1),
+      meanP99(c).toFixed(1),
       String(c.runs.reduce((s, r) => s + r.errors + r.non2xx, 0)),
-      withCpu.length ? mean(withCpu, (r) => r.cpuMicrosPerRequest).toFixed(0) : '-',
-      c === baseline ? '1.00x' : `${pairedRatio(c, baseline).median.toFixed(2)}x`,
+      meanOfDefined(c.runs, 'cpuMicrosPerRequest')?.toFixed(0) ?? '-',
+      ...extra.map((x) => x.cell(c)),
+      ...(withRatio ? [c === baseline ? '1.00x' : `${pairedRatio(c, baseline).median.toFixed(2)}x`] : []),
     ];
   });
-  const header = ['contender', 'req/s', 'range', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'vs baseline'];
+  const header = [
+    'contender',
+    unit,
+    'range',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    cpuHeader,
+    ...extra.map((x) => x.header),
+    ...(withRatio ? [ratioHeader] : []),
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) =>
     cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   console.log(line(header));
   for (const r of rows) console.log(line(r));
+}
+
+/** A contender's p99 latency: the mean over its rounds of each round's p99. */
+export function meanP99(c) {
+  return mean(c.runs, (r) => r.latency.p99);
+}
+
+/** The mean of `key` over the runs that have it, or undefined when none has. */
+export function meanOfDefined(runs, key) {
+  const some = runs.filter((r) => r[key] !== undefined);
+  return some.length ? mean(some, (r) => r[key]) : undefined;
 }
 
 /** Prints how a ratio was reached: per round, median, mean of the rounds and ratio of the means. */
@@ -135,6 +164,6 @@ export function printRatio(label, ratio) {
   );
 }
 
-function mean(items, pick) {
+export function mean(items, pick) {
   return items.reduce((s, x) => s + pick(x), 0) / items.length;
 }

@@ -2,6 +2,7 @@
 // measured alone: a long-running tool that waits for its signal (it ends only when cancelled). The parent asks
 // for measurements over IPC; SIGTERM closes the server the way the CLI does.
 import { createServer, serve } from '../dist/src/index.js';
+import { exitOnSigterm, quickTool } from './support.js';
 
 const wait = {
   name: 'wait',
@@ -16,19 +17,10 @@ const wait = {
     }),
 };
 
-// Settles at once with a small answer: what a settled promise costs beyond its result.
-const quick = {
-  name: 'quick',
-  description: 'Answers at once, as promised work',
-  inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
-  longRunning: { estimatedMs: 1 },
-  handler: (args) => ({ n: args.n ?? 0 }),
-};
-
 // One caller makes every promise here, and every one runs at once: lift the per-caller quota and the work
 // concurrency so that the section measures promises, not the bounds.
 const server = createServer({
-  tools: [wait, quick],
+  tools: [wait, quickTool],
   name: 'bench-promises',
   version: '0.0.0',
   maxPromisesPerCaller: 1_000_000,
@@ -53,10 +45,5 @@ process.on('message', (message) => {
   });
 });
 
-process.on('SIGTERM', () => {
-  running.close(2000).then(
-    () => process.exit(0),
-    () => process.exit(1),
-  );
-});
+exitOnSigterm(running);
 console.log(`promises server listening on ${running.url}/mcp-lite/v1/`);

@@ -4,8 +4,10 @@
 // embedded default: MemoryPromiseStore and the local work queue); SCALE_STORE=redis puts them on Redis
 // (RedisPromiseStore, the BullMQ queue working its jobs in this same process, and MCP sessions in
 // RedisSessionStore), at REDIS_URL under SCALE_PREFIX; SCALE_QUEUE=local with it keeps the work in this process
-// (the local work queue, with a lease in Redis) instead of BullMQ, to tell what the queue costs. SIGTERM closes the server the way the CLI does.
+// (the local work queue, with a lease in Redis) instead of BullMQ, to tell what the queue costs. SIGTERM closes
+// the server the way the CLI does.
 import { createServer, MemoryPromiseStore, serve } from '../dist/src/index.js';
+import { exitOnSigterm, quickTool } from './support.js';
 
 const STORE = process.env.SCALE_STORE ?? 'memory';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -18,15 +20,6 @@ const PREFIX = process.env.SCALE_PREFIX ?? 'mcplite-bench-scale:';
 const WORK_CONCURRENCY = process.env.SCALE_WORK_CONCURRENCY
   ? Number(process.env.SCALE_WORK_CONCURRENCY)
   : undefined;
-
-// Settles at once with a small answer: what a create + redeem pair costs beyond the work itself.
-const quick = {
-  name: 'quick',
-  description: 'Answers at once, as promised work',
-  inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
-  longRunning: { estimatedMs: 1 },
-  handler: (args) => ({ n: args.n ?? 0 }),
-};
 
 // A round makes tens of thousands of promises, all kept until they expire: lift the memory store's bound (100,000).
 let stores = { promiseStore: new MemoryPromiseStore({ maxEntries: 10_000_000 }) };
@@ -60,7 +53,7 @@ if (STORE === 'redis') {
 // One caller makes every promise here and every one runs at once: lift the per-caller quota and the work
 // concurrency so that the section measures the store and the queue, not the bounds.
 const server = createServer({
-  tools: [quick],
+  tools: [quickTool],
   name: 'bench-scale',
   version: '0.0.0',
   maxPromisesPerCaller: 10_000_000,
@@ -69,13 +62,5 @@ const server = createServer({
 });
 const running = await serve(server, { port: 0, ...(sessionStore ? { sessionStore } : {}) });
 
-process.on('SIGTERM', () => {
-  running
-    .close(2000)
-    .then(() => sessionStore?.close())
-    .then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-});
+exitOnSigterm(running, () => sessionStore?.close());
 console.log(`scale server (${STORE}) listening on ${running.url}/mcp-lite/v1/`);

@@ -1,7 +1,9 @@
-// Helpers shared by the benchmark sections: child processes that announce a URL, and number formatting.
+// Helpers shared by the benchmark sections and their servers: child processes that announce a URL, keep-alive
+// JSON-RPC calls, number formatting and the pieces several servers share.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,6 +70,11 @@ export async function stopChild(child, graceMs = 3000) {
   clearTimeout(timer);
 }
 
+/** A number from the environment variable `name`, or `fallback` when it is not set. */
+export function envNumber(name, fallback) {
+  return Number(process.env[name] ?? fallback);
+}
+
 /** Formats a number with thousands separators and `digits` decimals. */
 export function fmt(n, digits = 0) {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -91,6 +98,135 @@ export function cpuTimeMs(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** Microseconds per item of a CPU time (ms) read before and after `n` items; undefined when either is unknown. */
+export function perMicros(beforeMs, afterMs, n) {
+  return beforeMs !== undefined && afterMs !== undefined && n > 0
+    ? ((afterMs - beforeMs) * 1000) / n
+    : undefined;
+}
+
+/** Runs `task(i)` for i in 0..n-1 with at most `concurrency` at once; resolves with the results in order. */
+export async function pool(n, task, concurrency) {
+  const results = new Array(n);
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return results;
+}
+
+export const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/**
+ * POSTs a body with node:http (with a keep-alive `agent`: several times quicker per call than fetch, so that
+ * sections that make many calls stay short); resolves with the status, the headers and the body text.
+ */
+export function post(url, body, { agent, headers = JSON_HEADERS } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The JSON-RPC body of a tools/call. */
+export function toolCallBody(name, args) {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+}
+
+/** A tools/call over MCP-lite HTTP JSON-RPC at `rpcUrl`; resolves with the result, rejects on any error. */
+export async function callTool(rpcUrl, agent, name, args) {
+  const { status, text } = await post(rpcUrl, toolCallBody(name, args), { agent });
+  const reply = JSON.parse(text);
+  if (status !== 200 || reply.error)
+    throw new Error(`${name} failed (HTTP ${status}): ${text.slice(0, 300)}`);
+  return reply.result;
+}
+
+/** The promise token of a tools/call result that must be a promise; throws on anything else. */
+export function promiseToken(result) {
+  const token = result._meta?.promise_token;
+  if (result._meta?.response_type !== 'promise' || typeof token !== 'string') {
+    throw new Error(`expected a promise, got ${JSON.stringify(result)}`);
+  }
+  return token;
+}
+
+/** The benchmark call of the demo server's echo tool, and the contender that loads `url` (MCP-lite rpc) with it. */
+export const ECHO_CALL = toolCallBody('echo', { message: 'hello', repeat: 2 });
+
+export function echoContender(name, child, url) {
+  return {
+    name,
+    child,
+    url,
+    headers: JSON_HEADERS,
+    body: ECHO_CALL,
+    // A real answer with its metadata, not an error that happens to be quick.
+    check: (reply) =>
+      reply.result?._meta?.response_type === 'answer' && reply.result.content?.message === 'hello',
+    runs: [],
+  };
+}
+
+/**
+ * `mcplite serve --demo` from dist, started the way a user starts it (no gRPC, warnings-only logging), with
+ * `extraArgs` (e.g. --redis …). Resolves with the child and the base URL of the MCP-lite endpoints (…/mcp-lite/v1/).
+ */
+export async function startMcpliteServe(extraArgs = [], env) {
+  const cli = join(ROOT, 'dist/src/cli/main.js');
+  const args = [
+    cli,
+    'serve',
+    '--demo',
+    ...extraArgs,
+    '--port',
+    '0',
+    '--grpc-port',
+    'off',
+    '--log-level',
+    'warn',
+  ];
+  const { child, match } = await startChild(args, /mcplite listening on (http:\/\/\S+)/, { env });
+  return { child, base: match.endsWith('/') ? match : `${match}/` };
+}
+
+// --- For the bench servers (bench/*-server.js) ---
+
+/** A long-running tool that settles at once with a small answer: what a promise costs beyond the work itself. */
+export const quickTool = {
+  name: 'quick',
+  description: 'Answers at once, as promised work',
+  inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+  longRunning: { estimatedMs: 1 },
+  handler: (args) => ({ n: args.n ?? 0 }),
+};
+
+/** On SIGTERM, closes `running` (and then whatever `then` closes) the way the CLI does, and exits 0 (1 on error). */
+export function exitOnSigterm(running, then = async () => {}) {
+  process.on('SIGTERM', () => {
+    running
+      .close(2000)
+      .then(then)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  });
 }
 
 /**

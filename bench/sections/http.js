@@ -2,7 +2,6 @@
 // echo and, for scale, the official MCP SDK's stateless server, all loaded with autocannon from this process with
 // the same settings in the same run. Results are ratios to the baseline, so they do not depend on how fast this
 // machine happens to be.
-import { join } from 'node:path';
 import {
   allClean,
   describeLoad,
@@ -13,7 +12,14 @@ import {
   printRatio,
   printTable,
 } from '../load.js';
-import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer } from '../support.js';
+import {
+  ECHO_CALL,
+  echoContender,
+  fmt,
+  startHttpBaseline,
+  startMcpliteServe,
+  startSdkServer,
+} from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -23,23 +29,14 @@ const TARGET_RATIO = 0.8;
 /** BENCH_SDK=0 leaves out the official SDK (it only gives scale; it has no target here). */
 const WITH_SDK = process.env.BENCH_SDK !== '0';
 
-const ARGUMENTS = { message: 'hello', repeat: 2 };
-const CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: ARGUMENTS },
-});
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
 export default async function run() {
   console.log('\n## HTTP: tools/call of echo {"message":"hello","repeat":2} (MCP-lite HTTP, JSON-RPC)');
   console.log(describeLoad(LOAD));
   const contenders = await measureContenders(
     [
       startMcplite,
-      () => startHttpBaseline(CALL),
-      ...(WITH_SDK ? [() => startSdkServer('official MCP SDK', CALL)] : []),
+      () => startHttpBaseline(ECHO_CALL),
+      ...(WITH_SDK ? [() => startSdkServer('official MCP SDK', ECHO_CALL)] : []),
     ],
     LOAD,
   );
@@ -69,20 +66,6 @@ export default async function run() {
 
 /** The demo server, started the way a user starts it (CLI, demo tools, warnings-only logging, no gRPC). */
 async function startMcplite() {
-  const cli = join(ROOT, 'dist/src/cli/main.js');
-  const args = [cli, 'serve', '--demo', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'];
-  const { child, match } = await startChild(args, /mcplite listening on (http:\/\/\S+)/);
-  // The CLI prints the base URL of the endpoints (…/mcp-lite/v1/); JSON-RPC goes to `rpc` below it.
-  const url = new URL('rpc', match.endsWith('/') ? match : `${match}/`).href;
-  return {
-    name: 'mcplite',
-    child,
-    url,
-    headers: JSON_HEADERS,
-    body: CALL,
-    // A real answer with its metadata, not an error that happens to be quick.
-    check: (reply) =>
-      reply.result?._meta?.response_type === 'answer' && reply.result.content?.message === 'hello',
-    runs: [],
-  };
+  const { child, base } = await startMcpliteServe();
+  return echoContender('mcplite', child, `${base}rpc`);
 }

@@ -2,11 +2,21 @@
 // answered at once with a promise token, then all cancelled. The server runs as its own process with --expose-gc
 // (bench/promises-server.js), so that its RSS and heap are measured alone and after a full collection.
 import { once } from 'node:events';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { fmt, mib, ROOT, startChild, stopChild } from '../support.js';
+import {
+  callTool,
+  envNumber,
+  fmt,
+  mib,
+  pool,
+  promiseToken,
+  ROOT,
+  startChild,
+  stopChild,
+} from '../support.js';
 
-const PROMISES = Number(process.env.BENCH_PROMISES ?? 10_000);
+const PROMISES = envNumber('BENCH_PROMISES', 10_000);
 /** Calls in flight at once: enough to be quick, few enough not to measure the client's queue. */
 const CONCURRENCY = 50;
 /** Calls made (and cancelled) before the first measurement, so that JIT code, pools and caches exist already. */
@@ -19,40 +29,21 @@ export default async function run() {
     ipc: true,
   });
   const rpc = new URL('rpc', match).href;
-  let id = 0;
-  const call = async (name, args) => {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++id,
-      method: 'tools/call',
-      params: { name, arguments: args },
-    });
-    const { status, text } = await post(rpc, body);
-    const reply = JSON.parse(text);
-    if (status !== 200 || reply.error) throw new Error(`${name} failed (HTTP ${status}): ${text}`);
-    return reply.result;
-  };
-  const promise = async () => {
-    const result = await call('wait', {});
-    const token = result._meta?.promise_token;
-    if (result._meta?.response_type !== 'promise' || typeof token !== 'string') {
-      throw new Error(`expected a promise, got ${JSON.stringify(result)}`);
-    }
-    return token;
-  };
+  const call = (name, args) => callTool(rpc, agent, name, args);
+  const promises = async (n) => pool(n, async () => promiseToken(await call('wait', {})), CONCURRENCY);
   const cancelAll = async (tokens) => {
-    const results = await pool(tokens, (token) => call('cancel', { promise: token }));
+    const results = await pool(tokens.length, (i) => call('cancel', { promise: tokens[i] }), CONCURRENCY);
     const cancelled = results.filter((r) => r.content?.cancelled === true).length;
     if (cancelled !== tokens.length) throw new Error(`cancelled ${cancelled} of ${tokens.length} promises`);
   };
 
   let result;
   try {
-    await cancelAll(await pool(Array.from({ length: WARMUP }), promise));
+    await cancelAll(await promises(WARMUP));
     const before = await measure(child);
     if (!before.gc) console.log('note: gc() is not exposed; numbers include garbage');
     const started = performance.now();
-    const tokens = await pool(Array.from({ length: PROMISES }), promise);
+    const tokens = await promises(PROMISES);
     const seconds = (performance.now() - started) / 1000;
     const held = await measure(child);
     await cancelAll(tokens);
@@ -75,10 +66,7 @@ export default async function run() {
     console.log(`per outstanding promise: ${fmt(rssEach)} bytes of RSS, ${fmt(heapEach)} bytes of heap`);
     // Settled promises: made by a tool that answers at once, kept in the store until redeemed or expired.
     const settledBefore = await measure(child);
-    await pool(
-      Array.from({ length: PROMISES }, (_, n) => n),
-      (n) => call('quick', { n }),
-    );
+    await pool(PROMISES, (n) => call('quick', { n }), CONCURRENCY);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const settledAfter = await measure(child);
     const settledHeapEach = perPromise(settledBefore, settledAfter, 'heapUsed');
@@ -106,27 +94,6 @@ export default async function run() {
 // node:http with keep-alive rather than fetch: several times quicker per call, so that the section is short.
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-/** POSTs a JSON body; resolves with the status and the body text. */
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** Asks the server for its memory after a full collection. */
 async function measure(child) {
   child.send({ type: 'measure' });
@@ -134,18 +101,4 @@ async function measure(child) {
     const [message] = await once(child, 'message');
     if (message?.type === 'memory') return message;
   }
-}
-
-/** Runs `task(item)` for every item with at most CONCURRENCY at once; resolves with the results in order. */
-async function pool(items, task) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  return results;
 }

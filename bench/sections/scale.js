@@ -11,44 +11,59 @@
 // Needs Redis at REDIS_URL (default redis://127.0.0.1:6379) and HAProxy (/usr/sbin/haproxy, or HAPROXY_BIN). Every
 // key is under a prefix of this run, deleted at the end (SCAN + UNLINK, never FLUSHALL). Without Redis the section
 // is skipped (and says so); a missed 10,000 pairs/s target is printed as "target NOT met" but fails nothing.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deletePrefix, freePort, HAPROXY, portAnswers } from '../../scripts/scale-cluster.mjs';
+import autocannon from 'autocannon';
+import { deletePrefix, freePort, HAPROXY, spawnProcess, waitForPort } from '../../scripts/scale-cluster.mjs';
 import {
   allClean,
   describeLoad,
   loadSettings,
+  meanOfDefined,
+  meanP99,
   meanRps,
   measureContenders,
   pairedRatio,
   printRatio,
   printTable,
+  runInterleaved,
 } from '../load.js';
-import { cpuTimeMs, fmt, ROOT, startChild, stopChild } from '../support.js';
+import {
+  callTool,
+  cpuTimeMs,
+  ECHO_CALL,
+  echoContender,
+  envNumber,
+  fmt,
+  JSON_HEADERS,
+  perMicros,
+  pool,
+  post,
+  promiseToken,
+  ROOT,
+  startChild,
+  startMcpliteServe,
+  stopChild,
+} from '../support.js';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 /** Pairs in flight at once (one keep-alive connection each). */
 const CONCURRENCY = 50;
-/** Paired rounds of the pairs measurement, and seconds per contender per round. */
-const PAIR_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 8);
-const PAIR_SECONDS = Number(process.env.BENCH_SCALE_DURATION ?? 2);
+/** The pairs measurement: a 1 s warm-up, then paired rounds of `duration` s per contender (bench/load.js). */
+const PAIR_LOAD = {
+  warmup: 1,
+  rounds: envNumber('BENCH_SCALE_ROUNDS', 8),
+  duration: envNumber('BENCH_SCALE_DURATION', 2),
+};
 /** The issue's target for the Redis store. */
 const TARGET_PAIRS = 10_000;
 /** Promises and sessions whose Redis memory is measured. */
-const N_MEMORY = Number(process.env.BENCH_SCALE_MEMORY_N ?? 2000);
+const N_MEMORY = envNumber('BENCH_SCALE_MEMORY_N', 2000);
 /** The balancer load: shorter than the http section's, four contenders. */
 const LB_LOAD = loadSettings({ duration: 2, warmup: 1, rounds: 8 });
 const CORES = cpus().length;
-
-const ECHO_CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: { message: 'hello', repeat: 2 } },
-});
 
 export default async function run() {
   console.log(
@@ -63,26 +78,20 @@ export default async function run() {
   }
   const runPrefix = `mcplite-bench-scale-${process.pid}-${Date.now().toString(36)}`;
   const redisPid = await localRedisPid(redis);
+  const steps = [
+    () => measurePairs(runPrefix, redisPid),
+    () => measureStoreAlone(runPrefix, redisPid),
+    () => (existsSync(HAPROXY) ? measureBalancer(runPrefix) : skipBalancer()),
+    () => measureRedisMemory(runPrefix, redis),
+  ];
   const summary = [];
   let ok = true;
   try {
-    const pairs = await measurePairs(runPrefix, redisPid);
-    summary.push(...pairs.summary);
-    ok &&= pairs.ok;
-    const direct = await measureStoreAlone(runPrefix, redisPid);
-    summary.push(...direct.summary);
-    ok &&= direct.ok;
-    if (existsSync(HAPROXY)) {
-      const lb = await measureBalancer(runPrefix);
-      summary.push(...lb.summary);
-      ok &&= lb.ok;
-    } else {
-      console.log(`\n${HAPROXY} is missing: the load-balancer measurement is SKIPPED (set HAPROXY_BIN)`);
-      summary.push(`load balancer SKIPPED: no ${HAPROXY}`);
+    for (const step of steps) {
+      const result = await step();
+      summary.push(...result.summary);
+      ok &&= result.ok;
     }
-    const memory = await measureRedisMemory(runPrefix, redis);
-    summary.push(...memory.summary);
-    ok &&= memory.ok;
   } finally {
     await deletePrefix(REDIS_URL, runPrefix);
     const [, left] = await redis.scan('0', 'MATCH', `${runPrefix}*`, 'COUNT', 10_000);
@@ -102,62 +111,66 @@ async function measurePairs(runPrefix, redisPid) {
       `-> promise token, then redeem with wait_ms -> answer`,
   );
   console.log(
-    `client: ${CONCURRENCY} pairs in flight (keep-alive node:http), 1 warm-up round, then ${PAIR_ROUNDS} paired ` +
-      `rounds of ${PAIR_SECONDS} s per contender in alternating order; client, server and Redis share the ` +
+    `client: ${CONCURRENCY} pairs in flight (keep-alive node:http), 1 warm-up round, then ${PAIR_LOAD.rounds} paired ` +
+      `rounds of ${PAIR_LOAD.duration} s per contender in alternating order; client, server and Redis share the ` +
       `${CORES} cores`,
   );
   const contenders = [];
   try {
-    contenders.push(await startScaleServer('memory store (local work)', 'memory', `${runPrefix}:m:`));
-    contenders.push(await startScaleServer('Redis store + BullMQ', 'redis', `${runPrefix}:r:`));
     contenders.push(
-      await startScaleServer('Redis store, local work (no BullMQ)', 'redis-local', `${runPrefix}:l:`),
+      await startScaleServer('memory store (local work)', `${runPrefix}:m:`, { SCALE_STORE: 'memory' }),
     );
-    for (const c of contenders) await pairRound(c, 1, redisPid); // warm-up, also checks every answer
-    for (const c of contenders) c.runs = [];
-    for (let round = 0; round < PAIR_ROUNDS; round++) {
-      const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-      for (const c of order) c.runs.push(await pairRound(c, PAIR_SECONDS, redisPid));
-    }
+    contenders.push(
+      await startScaleServer('Redis store + BullMQ', `${runPrefix}:r:`, { SCALE_STORE: 'redis' }),
+    );
+    contenders.push(
+      await startScaleServer('Redis store, local work (no BullMQ)', `${runPrefix}:l:`, {
+        SCALE_STORE: 'redis',
+        SCALE_QUEUE: 'local',
+      }),
+    );
+    for (const c of contenders) Object.assign(c, { op: pair, cpuPid: c.child.pid, redisPid });
+    await runInterleaved(contenders, PAIR_LOAD, timedRound);
   } finally {
     for (const c of contenders) c.agent.destroy();
     await Promise.all(contenders.map((c) => stopChild(c.child)));
   }
   const [memory, redisQueue, redisLocal] = contenders;
-  printPairsTable(contenders, memory, 'pairs/s');
+  printPairsTable(contenders, memory, 'server CPU µs');
   const vsMemory = pairedRatio(redisQueue, memory);
   printRatio('Redis+BullMQ/memory', vsMemory);
   const localVsMemory = pairedRatio(redisLocal, memory);
   printRatio('Redis local work/memory', localVsMemory);
-  const clean = contenders.every((c) => c.runs.every((r) => r.errors === 0));
+  const clean = allClean(contenders);
   const redisRate = meanRps(redisQueue);
   const met = redisRate >= TARGET_PAIRS;
-  const queueRedisCpu = redisQueue.runs.filter((r) => r.redisCpuMicros !== undefined);
-  const ceiling = queueRedisCpu.length
-    ? `; Redis itself spends ${mean(queueRedisCpu, (r) => r.redisCpuMicros).toFixed(0)} µs per pair with BullMQ, ` +
-      `a ceiling near ${fmt(1e6 / mean(queueRedisCpu, (r) => r.redisCpuMicros))} pairs/s for one Redis`
-    : '';
   // Redis runs commands on one thread: its CPU time per pair bounds the pairs/s of one Redis, however many cores.
   for (const c of contenders.slice(1)) {
-    const rcpu = c.runs.filter((r) => r.redisCpuMicros !== undefined);
-    if (rcpu.length === 0) continue;
-    const micros = mean(rcpu, (r) => r.redisCpuMicros);
+    const micros = meanOfDefined(c.runs, 'redisCpuMicros');
+    if (micros === undefined) continue;
     console.log(
       `${c.name}: Redis spends ${micros.toFixed(0)} µs of its one thread per pair, a ceiling of about ` +
         `${fmt(1e6 / micros)} pairs/s for one Redis (whatever else this Redis serves meanwhile is counted in)`,
     );
   }
+  const queueRedisMicros = meanOfDefined(redisQueue.runs, 'redisCpuMicros');
+  const ceiling =
+    queueRedisMicros !== undefined
+      ? `; Redis itself spends ${queueRedisMicros.toFixed(0)} µs per pair with BullMQ, ` +
+        `a ceiling near ${fmt(1e6 / queueRedisMicros)} pairs/s for one Redis`
+      : '';
+  const p99 = (c) => meanP99(c).toFixed(1);
   console.log(
-    `Redis store + BullMQ: ${fmt(redisRate)} pairs/s, p99 ${p99Of(redisQueue).toFixed(1)} ms: target ` +
+    `Redis store + BullMQ: ${fmt(redisRate)} pairs/s, p99 ${p99(redisQueue)} ms: target ` +
       `${fmt(TARGET_PAIRS)} pairs/s ${met ? 'met' : 'NOT met'} (${CORES} cores)`,
   );
   return {
     ok: clean,
     summary: [
       `scale pairs (HTTP, ${CONCURRENCY} in flight, ${CORES} cores): memory ${fmt(meanRps(memory))} pairs/s ` +
-        `(p99 ${p99Of(memory).toFixed(1)} ms); Redis+BullMQ ${fmt(redisRate)} pairs/s (p99 ` +
-        `${p99Of(redisQueue).toFixed(1)} ms), ${vsMemory.median.toFixed(2)}x memory; Redis store with local work ` +
-        `${fmt(meanRps(redisLocal))} pairs/s (p99 ${p99Of(redisLocal).toFixed(1)} ms), ` +
+        `(p99 ${p99(memory)} ms); Redis+BullMQ ${fmt(redisRate)} pairs/s (p99 ` +
+        `${p99(redisQueue)} ms), ${vsMemory.median.toFixed(2)}x memory; Redis store with local work ` +
+        `${fmt(meanRps(redisLocal))} pairs/s (p99 ${p99(redisLocal)} ms), ` +
         `${localVsMemory.median.toFixed(2)}x memory`,
       `scale target: Redis at least ${fmt(TARGET_PAIRS)} create+redeem pairs/s over HTTP with BullMQ: ` +
         `${met ? 'met' : 'target NOT met'} (${fmt(redisRate)} pairs/s)${ceiling}` +
@@ -166,28 +179,28 @@ async function measurePairs(runPrefix, redisPid) {
   };
 }
 
-/** Starts bench/scale-server.js with one store; the contender calls it through its own keep-alive agent. */
-async function startScaleServer(name, store, prefix) {
-  const env = {
-    SCALE_STORE: store === 'redis-local' ? 'redis' : store,
-    SCALE_PREFIX: prefix,
-    REDIS_URL,
-    ...(store === 'redis-local' ? { SCALE_QUEUE: 'local' } : {}),
-  };
+/**
+ * Starts bench/scale-server.js with the store `env` says (SCALE_STORE, SCALE_QUEUE) under `prefix`; the contender
+ * calls it through its own keep-alive agent.
+ */
+async function startScaleServer(name, prefix, env) {
   const { child, match } = await startChild([join(ROOT, 'bench/scale-server.js')], /listening on (\S+)/, {
-    env,
+    env: { ...env, SCALE_PREFIX: prefix, REDIS_URL },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   return { name, child, rpc: new URL('rpc', match).href, agent, runs: [], next: 0 };
 }
 
-/** One round: CONCURRENCY loops of create + redeem for `seconds`; the result in load.js's shape. */
-async function pairRound(c, seconds, redisPid) {
+/**
+ * One round for bench/load.js's runInterleaved: CONCURRENCY loops of `c.op(c)` for `seconds`; the result in
+ * load.js's shape, with the CPU time per pair of `c.cpuPid` and (when it runs here) of Redis.
+ */
+async function timedRound(c, _load, seconds) {
   const latencies = [];
   let errors = 0;
   let firstError;
-  const cpuBefore = cpuTimeMs(c.child.pid);
-  const redisBefore = redisPid ? cpuTimeMs(redisPid) : undefined;
+  const cpuBefore = cpuTimeMs(c.cpuPid);
+  const redisBefore = c.redisPid ? cpuTimeMs(c.redisPid) : undefined;
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(
@@ -195,7 +208,7 @@ async function pairRound(c, seconds, redisPid) {
       while (performance.now() < until && errors < 100) {
         const t0 = performance.now();
         try {
-          await pair(c);
+          await c.op(c);
           latencies.push(performance.now() - t0);
         } catch (err) {
           errors += 1;
@@ -206,52 +219,37 @@ async function pairRound(c, seconds, redisPid) {
   );
   const elapsed = (performance.now() - started) / 1000;
   if (firstError) console.log(`${c.name}: ${errors} failed pairs, the first: ${firstError.message}`);
-  const cpuAfter = cpuTimeMs(c.child.pid);
-  const redisAfter = redisPid ? cpuTimeMs(redisPid) : undefined;
-  latencies.sort((a, b) => a - b);
   const n = latencies.length;
+  const cpuMicrosPerRequest = perMicros(cpuBefore, cpuTimeMs(c.cpuPid), n);
+  const redisCpuMicros = perMicros(redisBefore, c.redisPid ? cpuTimeMs(c.redisPid) : undefined, n);
+  latencies.sort((a, b) => a - b);
   return {
     requests: { average: n / elapsed, total: n },
     latency: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
     errors,
     non2xx: 0,
-    cpuMicrosPerRequest:
-      cpuBefore !== undefined && cpuAfter !== undefined && n > 0
-        ? ((cpuAfter - cpuBefore) * 1000) / n
-        : undefined,
-    redisCpuMicros:
-      redisBefore !== undefined && redisAfter !== undefined && n > 0
-        ? ((redisAfter - redisBefore) * 1000) / n
-        : undefined,
+    cpuMicrosPerRequest,
+    redisCpuMicros,
   };
 }
 
 /** One create + redeem pair, each reply checked in full. */
 async function pair(c) {
   const n = c.next++;
-  const made = await rpc(c, 'quick', { n });
-  const token = made._meta?.promise_token;
-  if (made._meta?.response_type !== 'promise' || typeof token !== 'string') {
-    throw new Error(`expected a promise, got ${JSON.stringify(made)}`);
-  }
-  const got = await rpc(c, 'redeem', { promise: token, wait_ms: 10_000 });
+  await redeemAnswer(c, await makePromise(c, n), n);
+}
+
+/** A call of `quick` {n}; resolves with its promise token. */
+async function makePromise(c, n) {
+  return promiseToken(await callTool(c.rpc, c.agent, 'quick', { n }));
+}
+
+/** Redeems `token` with wait_ms, so that it resolves once the answer {n} is stored. */
+async function redeemAnswer(c, token, n) {
+  const got = await callTool(c.rpc, c.agent, 'redeem', { promise: token, wait_ms: 10_000 });
   if (got._meta?.response_type !== 'answer' || got.content?.n !== n) {
     throw new Error(`expected the answer {"n":${n}}, got ${JSON.stringify(got)}`);
   }
-}
-
-/** A tools/call over MCP-lite HTTP JSON-RPC; resolves with the result, rejects on any error. */
-async function rpc(c, name, args) {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name, arguments: args },
-  });
-  const { status, text } = await post(c.rpc, c.agent, { 'content-type': 'application/json' }, body);
-  const reply = JSON.parse(text);
-  if (status !== 200 || reply.error) throw new Error(`${name}: HTTP ${status}: ${text.slice(0, 300)}`);
-  return reply.result;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -260,82 +258,44 @@ async function rpc(c, name, args) {
 
 async function measureStoreAlone(runPrefix, redisPid) {
   const { RedisPromiseStore } = await import('../../dist/src/stores/redis/index.js');
-  const rounds = Math.max(2, PAIR_ROUNDS >> 1);
+  const load = { warmup: 0.5, rounds: Math.max(2, PAIR_LOAD.rounds >> 1), duration: PAIR_LOAD.duration };
   console.log(
     `\n### RedisPromiseStore alone: create + settle + get through the store API in this process (no HTTP, no ` +
-      `queue), ${CONCURRENCY} pairs in flight on its one connection, ${rounds} rounds of ${PAIR_SECONDS} s`,
+      `queue), ${CONCURRENCY} pairs in flight on its one connection, ${load.rounds} rounds of ${load.duration} s`,
   );
   const store = new RedisPromiseStore({
     url: REDIS_URL,
     prefix: `${runPrefix}:d:`,
     maxPromises: 100_000_000,
   });
-  const c = { name: 'RedisPromiseStore alone', store, runs: [], next: 0 };
+  const c = {
+    name: 'RedisPromiseStore alone',
+    store,
+    runs: [],
+    next: 0,
+    op: storePair,
+    cpuPid: process.pid,
+    redisPid,
+  };
   try {
     await store.ping();
-    await storeRound(c, 0.5, redisPid);
-    c.runs = [];
-    for (let round = 0; round < rounds; round++) c.runs.push(await storeRound(c, PAIR_SECONDS, redisPid));
+    await runInterleaved([c], load, timedRound);
   } finally {
     await store.close();
   }
-  printPairsTable([c], c, 'pairs/s', false);
-  const clean = c.runs.every((r) => r.errors === 0);
+  printPairsTable([c], c, 'process CPU µs');
+  const clean = allClean([c]);
   const rate = meanRps(c);
   console.log(
-    `RedisPromiseStore alone: ${fmt(rate)} create+settle+get/s, p99 ${p99Of(c).toFixed(1)} ms: ` +
+    `RedisPromiseStore alone: ${fmt(rate)} create+settle+get/s, p99 ${meanP99(c).toFixed(1)} ms: ` +
       `${rate >= TARGET_PAIRS ? 'at or above' : 'below'} ${fmt(TARGET_PAIRS)}/s`,
   );
   return {
     ok: clean,
     summary: [
       `scale RedisPromiseStore alone (store API in one process, no HTTP, no queue): ${fmt(rate)} ` +
-        `create+settle+get/s (p99 ${p99Of(c).toFixed(1)} ms)${clean ? '' : '; ERRORS'}`,
+        `create+settle+get/s (p99 ${meanP99(c).toFixed(1)} ms)${clean ? '' : '; ERRORS'}`,
     ],
-  };
-}
-
-async function storeRound(c, seconds, redisPid) {
-  const latencies = [];
-  let errors = 0;
-  let firstError;
-  const redisBefore = redisPid ? cpuTimeMs(redisPid) : undefined;
-  const cpuBefore = cpuTimeMs(process.pid);
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until && errors < 100) {
-        const t0 = performance.now();
-        try {
-          await storePair(c);
-          latencies.push(performance.now() - t0);
-        } catch (err) {
-          errors += 1;
-          firstError ??= err;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  if (firstError) console.log(`${c.name}: ${errors} failed pairs, the first: ${firstError.message}`);
-  const cpuAfter = cpuTimeMs(process.pid);
-  const redisAfter = redisBefore !== undefined ? cpuTimeMs(redisPid) : undefined;
-  latencies.sort((a, b) => a - b);
-  const n = latencies.length;
-  return {
-    requests: { average: n / elapsed, total: n },
-    latency: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
-    errors,
-    non2xx: 0,
-    cpuMicrosPerRequest:
-      cpuBefore !== undefined && cpuAfter !== undefined && n > 0
-        ? ((cpuAfter - cpuBefore) * 1000) / n
-        : undefined,
-    redisCpuMicros:
-      redisBefore !== undefined && redisAfter !== undefined && n > 0
-        ? ((redisAfter - redisBefore) * 1000) / n
-        : undefined,
   };
 }
 
@@ -425,30 +385,23 @@ async function measureBalancer(runPrefix) {
 
 /** `mcplite serve --demo --redis …` as a user starts it (no gRPC, warnings only). */
 async function startReplica(name, prefix) {
-  const cli = join(ROOT, 'dist/src/cli/main.js');
-  const args = [
-    cli,
-    'serve',
-    '--demo',
-    '--redis',
-    REDIS_URL,
-    '--redis-prefix',
-    prefix,
-    '--port',
-    '0',
-    '--grpc-port',
-    'off',
-    '--log-level',
-    'warn',
-  ];
-  const { child, match } = await startChild(args, /mcplite listening on (http:\/\/\S+)/, {
-    env: { MCPLITE_SECRET: 'bench-scale-secret', MCPLITE_TOKENS: '' },
+  const { child, base } = await startMcpliteServe(['--redis', REDIS_URL, '--redis-prefix', prefix], {
+    MCPLITE_SECRET: 'bench-scale-secret',
+    MCPLITE_TOKENS: '',
   });
-  const base = match.endsWith('/') ? match : `${match}/`;
   return { name, child, base, port: Number(new URL(base).port) };
 }
 
-/** HAProxy round-robin over `replicas`, each request balanced on its own, connections to the replicas reused. */
+function skipBalancer() {
+  console.log(`\n${HAPROXY} is missing: the load-balancer measurement is SKIPPED (set HAPROXY_BIN)`);
+  return { ok: true, summary: [`load balancer SKIPPED: no ${HAPROXY}`] };
+}
+
+/**
+ * HAProxy round-robin over `replicas`, each request balanced on its own, connections to the replicas reused
+ * (scripts/scale-cluster.mjs's balancer closes them after every response and checks health: the test's needs, not
+ * a throughput measurement's).
+ */
 async function startBalancer(replicas) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mcplite-bench-haproxy-'));
@@ -474,39 +427,29 @@ async function startBalancer(replicas) {
       '',
     ].join('\n'),
   );
-  const child = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const until = Date.now() + 10_000;
-  while (!(await portAnswers(port))) {
-    if (child.exitCode !== null || Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new Error(`HAProxy did not listen on ${port} (exit ${child.exitCode})`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  const proc = spawnProcess('haproxy', HAPROXY, ['-db', '-f', cfg]);
+  try {
+    await waitForPort(port, 10_000, proc);
+  } catch (err) {
+    await stopChild(proc.child);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
-  return { child, dir, servers: replicas.length, rpc: `http://127.0.0.1:${port}/mcp-lite/v1/rpc` };
-}
-
-function echoContender(name, child, url) {
   return {
-    name,
-    child,
-    url,
-    headers: { 'content-type': 'application/json' },
-    body: ECHO_CALL,
-    check: (reply) =>
-      reply.result?._meta?.response_type === 'answer' && reply.result.content?.message === 'hello',
-    runs: [],
+    child: proc.child,
+    dir,
+    servers: replicas.length,
+    rpc: `http://127.0.0.1:${port}/mcp-lite/v1/rpc`,
   };
 }
 
 /** A short burst through the 3-replica balancer: each replica's share of the CPU shows that requests spread. */
 async function checkRoundRobin(balancer, replicas) {
-  const { default: autocannon } = await import('autocannon');
   const before = replicas.map((r) => cpuTimeMs(r.child.pid));
   await autocannon({
     url: balancer.rpc,
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: JSON_HEADERS,
     body: ECHO_CALL,
     connections: 10,
     duration: 1,
@@ -532,26 +475,20 @@ async function measureRedisMemory(runPrefix, redis) {
       `and ${fmt(N_MEMORY)} MCP sessions (initialize on /mcp, revision 2025-06-18, then notifications/initialized)`,
   );
   const prefix = `${runPrefix}:mem:`;
-  const server = await startScaleServer('Redis', 'redis', prefix);
+  const server = await startScaleServer('Redis', prefix, { SCALE_STORE: 'redis' });
   const mcpUrl = new URL('/mcp', server.rpc).href;
   let promises;
   let sessions;
   try {
     // Connections, BullMQ's queue keys and the like exist before the first promise: measured apart.
-    await pool(20, (i) => pairOnce(server, i));
+    await pool(20, () => pair(server), CONCURRENCY);
     const start = await keyUsage(redis, prefix);
-    const tokens = await pool(N_MEMORY, async (n) => {
-      const made = await rpc(server, 'quick', { n });
-      return made._meta?.promise_token;
-    });
+    const tokens = await pool(N_MEMORY, (n) => makePromise(server, n), CONCURRENCY);
     // Settled: redeeming with wait_ms returns once the answer is stored (redeeming keeps the record until expiry).
-    await pool(N_MEMORY, async (i) => {
-      const got = await rpc(server, 'redeem', { promise: tokens[i], wait_ms: 10_000 });
-      if (got._meta?.response_type !== 'answer') throw new Error(`not settled: ${JSON.stringify(got)}`);
-    });
+    await pool(N_MEMORY, (n) => redeemAnswer(server, tokens[n], n), CONCURRENCY);
     const afterPromises = await keyUsage(redis, prefix);
     promises = diffUsage(start, afterPromises);
-    await pool(N_MEMORY, () => initializeSession(server, mcpUrl));
+    await pool(N_MEMORY, () => initializeSession(server, mcpUrl), CONCURRENCY);
     const afterSessions = await keyUsage(redis, prefix);
     sessions = diffUsage(afterPromises, afterSessions);
   } finally {
@@ -577,11 +514,6 @@ async function measureRedisMemory(runPrefix, redis) {
   };
 }
 
-async function pairOnce(server, n) {
-  const made = await rpc(server, 'quick', { n });
-  await rpc(server, 'redeem', { promise: made._meta?.promise_token, wait_ms: 10_000 });
-}
-
 /** One MCP handshake: initialize (a new session) and notifications/initialized. */
 async function initializeSession(server, mcpUrl) {
   const headers = {
@@ -598,16 +530,14 @@ async function initializeSession(server, mcpUrl) {
       clientInfo: { name: 'mcplite-bench', version: '0.0.0' },
     },
   });
-  const res = await post(mcpUrl, server.agent, headers, init);
+  const res = await post(mcpUrl, init, { agent: server.agent, headers });
   const session = res.headers['mcp-session-id'];
   if (res.status !== 200 || !session)
     throw new Error(`initialize: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
-  const done = await post(
-    mcpUrl,
-    server.agent,
-    { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
-    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  );
+  const done = await post(mcpUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
+    agent: server.agent,
+    headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+  });
   if (done.status !== 202) throw new Error(`notifications/initialized: HTTP ${done.status}: ${done.text}`);
 }
 
@@ -634,8 +564,8 @@ async function keyUsage(redis, prefix) {
 
 /** A key's kind: its name with a long last part (a token, a session id) as `*`. */
 function kindOf(rest) {
-  if (rest.startsWith('mcplite-work:')) return `BullMQ ${rest.replace(/:[^:]{12,}$/, ':*')}`;
-  return rest.replace(/:[^:]{12,}$/, ':*');
+  const kind = rest.replace(/:[^:]{12,}$/, ':*');
+  return rest.startsWith('mcplite-work:') ? `BullMQ ${kind}` : kind;
 }
 
 /** What grew between two usages, by kind; `own` leaves out BullMQ's keys. */
@@ -669,90 +599,22 @@ function printUsage(label, usage, n) {
 // Shared helpers
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Prints one row per contender: mean pairs/s, its spread over rounds, p50/p99 of a pair, errors, CPU, ratio. */
-function printPairsTable(contenders, baseline, unit, cpuIsServer = true) {
-  const rows = contenders.map((c) => {
-    const rates = c.runs.map((r) => r.requests.average);
-    const cpu = c.runs.filter((r) => r.cpuMicrosPerRequest !== undefined);
-    const rcpu = c.runs.filter((r) => r.redisCpuMicros !== undefined);
-    return [
-      c.name,
-      fmt(meanRps(c)),
-      `${fmt(Math.min(...rates))}-${fmt(Math.max(...rates))}`,
-      mean(c.runs, (r) => r.latency.p50).toFixed(1),
-      p99Of(c).toFixed(1),
-      String(c.runs.reduce((s, r) => s + r.errors, 0)),
-      cpu.length ? mean(cpu, (r) => r.cpuMicrosPerRequest).toFixed(0) : '-',
-      rcpu.length ? mean(rcpu, (r) => r.redisCpuMicros).toFixed(0) : '-',
-      c === baseline ? '1.00x' : `${pairedRatio(c, baseline).median.toFixed(2)}x`,
-    ];
+/** bench/load.js's table in pairs/s, with the Redis CPU per pair; `cpuHeader` says whose CPU the CPU column is. */
+function printPairsTable(contenders, baseline, cpuHeader) {
+  printTable(contenders, baseline, {
+    unit: 'pairs/s',
+    cpuHeader,
+    ratioHeader: `vs ${baseline.name.split(' ')[0]}`,
+    extra: [
+      { header: 'Redis CPU µs', cell: (c) => meanOfDefined(c.runs, 'redisCpuMicros')?.toFixed(0) ?? '-' },
+    ],
   });
-  const header = [
-    'contender',
-    unit,
-    'range',
-    'p50 ms',
-    'p99 ms',
-    'errors',
-    cpuIsServer ? 'server CPU µs' : 'process CPU µs',
-    'Redis CPU µs',
-    `vs ${baseline.name.split(' ')[0]}`,
-  ];
-  // One contender: no ratio column.
-  if (contenders.length === 1) {
-    header.pop();
-    for (const r of rows) r.pop();
-  }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(line(header));
-  for (const r of rows) console.log(line(r));
   console.log("(p99: mean over rounds of each round's p99; CPU per pair from /proc)");
-}
-
-function p99Of(c) {
-  return mean(c.runs, (r) => r.latency.p99);
-}
-
-function mean(items, pick) {
-  return items.reduce((s, x) => s + pick(x), 0) / items.length;
 }
 
 function percentile(sorted, q) {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-/** Runs `task(i)` for i in 0..n-1 with at most CONCURRENCY at once; resolves with the results in order. */
-async function pool(n, task) {
-  const results = new Array(n);
-  let next = 0;
-  const worker = async () => {
-    while (next < n) {
-      const i = next++;
-      results[i] = await task(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, n) }, worker));
-  return results;
-}
-
-/** POSTs a body; resolves with the status, the headers and the body text. */
-function post(url, agent, headers, body) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** An ioredis client for the measurements and the clean-up, or undefined when Redis does not answer. */
