@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { ToolDefinition } from '../core/tool.js';
 import type { ServerOptions } from '../create-server.js';
 import { CliError } from './errors.js';
+import { demoModulePath } from './locate.js';
 
 /** What a tool module gives the CLI: its tools and the server options it asks for. */
 export interface LoadedModule {
@@ -123,4 +124,28 @@ export function nearestPackage(modulePath: string): { name: string; version: str
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/**
+ * The module a command serves or works for: the given path, or the bundled demo with `--demo` (not both).
+ * `usage` is the example named when neither is given.
+ */
+export function moduleSpec(module: string | undefined, demo: boolean | undefined, usage: string): string {
+  if (demo && module) throw new CliError('Give either a module or --demo, not both');
+  const spec = demo ? demoModulePath() : module;
+  if (!spec) throw new CliError(`Nothing to ${usage} or --demo`);
+  return spec;
+}
+
+/**
+ * `loadToolModule`, with the server's name and version filled in: a module that names itself (serverOptions)
+ * wins, else its nearest package.json does, so that clients see a real version.
+ */
+export async function loadServedModule(spec: string): Promise<LoadedModule> {
+  const loaded = await loadToolModule(spec);
+  const { name, version } = loaded.serverOptions;
+  const own = name && version ? undefined : nearestPackage(loaded.path);
+  return own
+    ? { ...loaded, serverOptions: { name: own.name, version: own.version, ...loaded.serverOptions } }
+    : loaded;
 }

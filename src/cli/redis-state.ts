@@ -54,7 +54,10 @@ export interface RedisState {
   readiness: () => Promise<void>;
   /** The prefix every key starts with. */
   prefix: string;
-  /** Closes what `serve` does not own (the session store); the ToolServer closes the rest. */
+  /**
+   * Closes what the ToolServer does not (the session store and the stores' shared connection); call it after the
+   * server's close.
+   */
   close(): Promise<void>;
 }
 
@@ -76,9 +79,10 @@ export async function redisStateFor(
   if (!process.env.MCPLITE_SECRET) throw new CliError(SECRET_REQUIRED, 2);
   const redis = await import('../stores/redis/index.js');
   const prefix = flags.redisPrefix ?? 'mcplite:';
-  const connection = { logger };
-  const promiseStore = new redis.RedisPromiseStore({ url: flags.redis, prefix, connection });
-  const rateLimitStore = new redis.RedisRateLimitStore({ url: flags.redis, prefix, connection });
+  // One command connection for the three stores (each still opens the subscriber it needs); BullMQ makes its own.
+  const client = redis.connectRedis(flags.redis, { logger });
+  const promiseStore = new redis.RedisPromiseStore({ client, prefix });
+  const rateLimitStore = new redis.RedisRateLimitStore({ client, prefix });
   const workQueue = new redis.BullMqWorkQueue({
     url: flags.redis,
     prefix: prefix.replace(/:$/, ''),
@@ -88,7 +92,7 @@ export async function redisStateFor(
     ...(flags.stalledInterval !== undefined ? { stalledIntervalMs: flags.stalledInterval } : {}),
     ...(flags.lockDuration !== undefined ? { lockDurationMs: flags.lockDuration } : {}),
   });
-  const sessionStore = new redis.RedisSessionStore({ url: flags.redis, prefix, connection });
+  const sessionStore = new redis.RedisSessionStore({ client, prefix });
   return {
     promiseStore,
     workQueue,
@@ -96,6 +100,9 @@ export async function redisStateFor(
     sessionStore,
     readiness: () => promiseStore.ping(),
     prefix,
-    close: () => sessionStore.close(),
+    close: async () => {
+      await sessionStore.close();
+      if (client.status !== 'end') await client.quit().catch(() => client.disconnect());
+    },
   };
 }

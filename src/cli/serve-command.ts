@@ -6,8 +6,7 @@ import { ListenError, type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { clusterRole } from './cluster.js';
 import { CliError } from './errors.js';
-import { loadToolModule, nearestPackage } from './load-module.js';
-import { demoModulePath } from './locate.js';
+import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
 import { addQueueTuning, redisStateFor } from './redis-state.js';
@@ -167,13 +166,11 @@ export function registerServe(program: Command): void {
 
 /** Loads the tools, starts the server, prints the listening line and exits cleanly on SIGTERM/SIGINT. */
 export async function runServe(module: string | undefined, flags: ServeFlags): Promise<RunningServer> {
-  if (flags.demo && module) throw new CliError('Give either a module or --demo, not both');
-  const spec = flags.demo ? demoModulePath() : module;
-  if (!spec) throw new CliError('Nothing to serve: give a tool module (mcplite serve ./tools.js) or --demo');
+  const spec = moduleSpec(module, flags.demo, 'serve: give a tool module (mcplite serve ./tools.js)');
   const logger = createLogger(flags.logLevel);
   // --cluster: the primary supervises workers and never gets past this; each worker goes on to serve.
   await clusterRole(flags, logger);
-  const loaded = await loadToolModule(spec);
+  const loaded = await loadServedModule(spec);
   const metrics = flags.metrics
     ? (await import('../metrics.js')).createMetrics({
         queueStats: () => server.queueStats(),
@@ -190,13 +187,9 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       ? undefined
       : (state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore());
   const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
-  // A module that names itself (serverOptions) wins; else its package.json does, so clients see a real version.
-  const own =
-    loaded.serverOptions.name && loaded.serverOptions.version ? undefined : nearestPackage(loaded.path);
   let server: ToolServer;
   try {
     server = createServer({
-      ...(own ? { name: own.name, version: own.version } : {}),
       ...loaded.serverOptions,
       tools: loaded.tools,
       logger,

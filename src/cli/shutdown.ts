@@ -13,17 +13,33 @@ export function exitOnSignals(
   logger: Logger,
   graceMs: number,
 ): void {
+  stopOnSignals(logger, graceMs, () => running.close(graceMs), {
+    stopping: () => ({ inFlight: server.inFlight }),
+    stopped: () => ({ aborted: server.inFlight }),
+  });
+}
+
+/**
+ * The signal policy of every long-running command (`serve`, `worker`): the first SIGTERM or SIGINT runs `stop`
+ * and exits 0 when it is done (1 if it fails); a second one exits at once with 1. `fields` add to the two log lines.
+ */
+export function stopOnSignals(
+  logger: Logger,
+  graceMs: number,
+  stop: () => Promise<unknown>,
+  fields: { stopping?: () => object; stopped?: () => object } = {},
+): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      logger.warn({ signal, inFlight: server.inFlight }, 'second signal: exiting without waiting');
+      logger.warn({ signal, ...fields.stopping?.() }, 'second signal: exiting without waiting');
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal, inFlight: server.inFlight, graceMs }, 'shutting down');
-    running.close(graceMs).then(
+    logger.info({ signal, ...fields.stopping?.(), graceMs }, 'shutting down');
+    stop().then(
       () => {
-        logger.info({ aborted: server.inFlight }, 'stopped');
+        logger.info({ ...fields.stopped?.() }, 'stopped');
         process.exit(0);
       },
       (err: unknown) => {

@@ -4,11 +4,11 @@ import { createServer } from '../create-server.js';
 // Types only: ioredis and BullMQ load with the Redis state (redis-state.ts), never for other commands.
 import type { BullMqWorkQueue } from '../stores/redis/queue.js';
 import { CliError } from './errors.js';
-import { loadToolModule, nearestPackage } from './load-module.js';
-import { demoModulePath } from './locate.js';
+import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { integer } from './parse.js';
 import { addQueueTuning, type RedisFlags, redisStateFor, SECRET_REQUIRED } from './redis-state.js';
+import { stopOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite worker`, as commander parses them. */
 export interface WorkerFlags extends RedisFlags {
@@ -63,16 +63,11 @@ export function registerWorker(program: Command): void {
  * job answering an elicitation carries state the fronts signed, and every replica must verify it alike.
  */
 export async function runWorker(module: string | undefined, flags: WorkerFlags): Promise<ToolServer> {
-  if (flags.demo && module) throw new CliError('Give either a module or --demo, not both');
-  const spec = flags.demo ? demoModulePath() : module;
-  if (!spec)
-    throw new CliError('Nothing to work for: give a tool module (mcplite worker ./tools.js) or --demo');
+  const spec = moduleSpec(module, flags.demo, 'work for: give a tool module (mcplite worker ./tools.js)');
   const secret = process.env.MCPLITE_SECRET;
   if (!secret) throw new CliError(SECRET_REQUIRED, 2);
   const logger = createLogger(flags.logLevel);
-  const loaded = await loadToolModule(spec);
-  const own =
-    loaded.serverOptions.name && loaded.serverOptions.version ? undefined : nearestPackage(loaded.path);
+  const loaded = await loadServedModule(spec);
   // The same stores, prefixes and queue as `serve --redis` makes, so that fronts and workers meet.
   const state = await redisStateFor(flags, logger, true);
   const queue = state.workQueue as BullMqWorkQueue;
@@ -82,7 +77,6 @@ export async function runWorker(module: string | undefined, flags: WorkerFlags):
   let server: ToolServer;
   try {
     server = createServer({
-      ...(own ? { name: own.name, version: own.version } : {}),
       ...loaded.serverOptions,
       tools: loaded.tools,
       logger,
@@ -116,42 +110,12 @@ export async function runWorker(module: string | undefined, flags: WorkerFlags):
     { queue: queue.name, concurrency: queue.concurrency, tools: server.catalog.names() },
     'working',
   );
-  stopOnSignals(queue, () => server.close().then(release), logger, flags.grace);
-  return server;
-}
-
-/**
- * SIGTERM/SIGINT: stop taking jobs, let running ones finish within `graceMs` (the rest are aborted and handed
- * back to the queue for another worker), close and exit 0. A second signal exits at once with 1.
- */
-function stopOnSignals(
-  queue: BullMqWorkQueue,
-  closeRest: () => Promise<unknown>,
-  logger: ReturnType<typeof createLogger>,
-  graceMs: number,
-): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal, graceMs }, 'shutting down');
+  // Stop taking jobs and let running ones finish within the grace (the rest go back to the queue), then close.
+  stopOnSignals(logger, flags.grace, () =>
     queue
-      .close(graceMs)
-      .then(closeRest)
-      .then(
-        () => {
-          logger.info({}, 'stopped');
-          process.exit(0);
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+      .close(flags.grace)
+      .then(() => server.close())
+      .then(release),
+  );
+  return server;
 }

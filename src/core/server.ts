@@ -27,8 +27,11 @@ import type { WorkQueue } from './work-queue.js';
 
 interface PendingCall {
   startedAt: number;
-  /** `callerKey` of the caller: the owner of the promise if the call is promoted. */
-  owner: string;
+  /**
+   * The request, until the call is promoted: its caller owns the promise. Read then rather than up front (the
+   * node adapter reads the peer address from the socket), and let go of then (the work may run for hours).
+   */
+  request: CallRequest | undefined;
   tool: CompiledTool;
   context: CallContext;
   running: Promise<Outcome>;
@@ -255,7 +258,7 @@ export class ToolServer {
     return new Promise<CallResult>((resolve, reject) => {
       const call: PendingCall = {
         startedAt,
-        owner: callerKey(request),
+        request,
         tool,
         context,
         running,
@@ -322,7 +325,9 @@ export class ToolServer {
   private promote(call: PendingCall): void {
     call.promoted = true;
     this.pending.delete(call);
-    this.work!.promote(call.tool, call.running, call.context, call.owner, call.startedAt).then(
+    const owner = callerKey(call.request!);
+    call.request = undefined;
+    this.work!.promote(call.tool, call.running, call.context, owner, call.startedAt).then(
       (outcome) => call.resolve(this.result(outcome, performance.now() - call.startedAt)),
       (err) => call.reject(err),
     );
