@@ -2,10 +2,10 @@
 // own: a long-running tool that settles at once (`quick`), so every call is answered with a promise token and the
 // promise is settled by the work queue right after. SCALE_STORE=memory keeps promises in this process (the
 // embedded default: MemoryPromiseStore and the local work queue); SCALE_STORE=redis puts them on Redis
-// (RedisPromiseStore, the BullMQ queue working its jobs in this same process, and MCP sessions in
-// RedisSessionStore), at REDIS_URL under SCALE_PREFIX; SCALE_QUEUE=local with it keeps the work in this process
-// (the local work queue, with a lease in Redis) instead of BullMQ, to tell what the queue costs. SIGTERM closes
-// the server the way the CLI does.
+// (RedisPromiseStore, the BullMQ queue working its jobs in this same process, local-first as `mcplite serve --redis`
+// runs it, and MCP sessions in RedisSessionStore), at REDIS_URL under SCALE_PREFIX; SCALE_LOCAL_FIRST=0 with it
+// sends every call through BullMQ (`--no-local-first`), to tell what the queue costs. SIGTERM closes the server the
+// way the CLI does.
 import { createServer, MemoryPromiseStore, serve } from '../dist/src/index.js';
 import { exitOnSigterm, quickTool } from './support.js';
 
@@ -13,9 +13,8 @@ const STORE = process.env.SCALE_STORE ?? 'memory';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const PREFIX = process.env.SCALE_PREFIX ?? 'mcplite-bench-scale:';
 /**
- * Jobs the BullMQ worker of this process runs at once: BullMqWorkQueue's default (16, as `mcplite serve --redis`
- * runs) unless SCALE_WORK_CONCURRENCY says otherwise. More is not quicker here: with 64, each pair cost more CPU in
- * the server and in Redis, and fewer pairs/s, on the 2-core machine this was tuned on.
+ * Jobs this process runs at once, from the queue and again in local slots: BullMqWorkQueue's default (16, as
+ * `mcplite serve --redis` runs) unless SCALE_WORK_CONCURRENCY says otherwise.
  */
 const WORK_CONCURRENCY = process.env.SCALE_WORK_CONCURRENCY
   ? Number(process.env.SCALE_WORK_CONCURRENCY)
@@ -28,16 +27,13 @@ if (STORE === 'redis') {
   const redis = await import('../dist/src/stores/redis/index.js');
   stores = {
     promiseStore: new redis.RedisPromiseStore({ url: REDIS_URL, prefix: PREFIX, maxPromises: 10_000_000 }),
-    ...(process.env.SCALE_QUEUE === 'local'
-      ? {}
-      : {
-          workQueue: new redis.BullMqWorkQueue({
-            url: REDIS_URL,
-            prefix: PREFIX.replace(/:$/, ''),
-            work: true,
-            ...(WORK_CONCURRENCY !== undefined ? { concurrency: WORK_CONCURRENCY } : {}),
-          }),
-        }),
+    workQueue: new redis.BullMqWorkQueue({
+      url: REDIS_URL,
+      prefix: PREFIX.replace(/:$/, ''),
+      work: true,
+      localFirst: process.env.SCALE_LOCAL_FIRST !== '0',
+      ...(WORK_CONCURRENCY !== undefined ? { concurrency: WORK_CONCURRENCY } : {}),
+    }),
   };
   // One caller (this machine's address) makes every session: lift the per-caller bound, not the store's.
   sessionStore = new redis.RedisSessionStore({

@@ -1,10 +1,6 @@
 // Scale-out on Redis (issue 10), three measurements in one run, every comparison a ratio of rounds run back to
 // back (bench/load.js: paired rounds in alternating order, median of the per-round ratios):
-// 1. promise create + redeem pairs: a client loop (keep-alive node:http, CONCURRENCY pairs in flight) calls a
-//    long-running tool that settles at once (a promise token) and then `redeem` with `wait_ms` (the answer),
-//    against bench/scale-server.js with the memory store, with the Redis store and its BullMQ queue working in the
-//    same process, and with the Redis store but the local work queue (what BullMQ costs); then the Redis promise
-//    store alone (create + settle + get through its API in this process, no HTTP, no queue);
+// 1. promise create + redeem pairs, and the Redis promise store alone (bench/scale-pairs.js);
 // 2. tools/call of echo (MCP-lite HTTP, stateless) through HAProxy round-robin over 1, 2 and 3 `mcplite serve
 //    --redis` replicas, against one replica addressed directly (autocannon, bench/load.js);
 // 3. Redis memory per settled promise and per MCP session: MEMORY USAGE summed over this run's keys.
@@ -12,7 +8,6 @@
 // key is under a prefix of this run, deleted at the end (SCAN + UNLINK, never FLUSHALL). Without Redis the section
 // is skipped (and says so); a missed 10,000 pairs/s target is printed as "target NOT met" but fails nothing.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -21,44 +16,35 @@ import {
   allClean,
   describeLoad,
   loadSettings,
-  meanOfDefined,
-  meanP99,
   meanRps,
   measureContenders,
   pairedRatio,
   printRatio,
   printTable,
-  runInterleaved,
 } from '../load.js';
 import {
-  callTool,
+  CONCURRENCY,
+  makePromise,
+  measurePairs,
+  measureStoreAlone,
+  redeemAnswer,
+  redisClient,
+  startScaleServer,
+} from '../scale-pairs.js';
+import {
   cpuTimeMs,
   ECHO_CALL,
   echoContender,
   envNumber,
   fmt,
   JSON_HEADERS,
-  perMicros,
   pool,
   post,
-  promiseToken,
-  ROOT,
-  startChild,
   startMcpliteServe,
   stopChild,
 } from '../support.js';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-/** Pairs in flight at once (one keep-alive connection each). */
-const CONCURRENCY = 50;
-/** The pairs measurement: a 1 s warm-up, then paired rounds of `duration` s per contender (bench/load.js). */
-const PAIR_LOAD = {
-  warmup: 1,
-  rounds: envNumber('BENCH_SCALE_ROUNDS', 8),
-  duration: envNumber('BENCH_SCALE_DURATION', 2),
-};
-/** The issue's target for the Redis store. */
-const TARGET_PAIRS = 10_000;
 /** Promises and sessions whose Redis memory is measured. */
 const N_MEMORY = envNumber('BENCH_SCALE_MEMORY_N', 2000);
 /** The balancer load: shorter than the http section's, four contenders. */
@@ -99,231 +85,6 @@ export default async function run() {
     redis.disconnect();
   }
   return { ok, summary };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// 1. Promise create + redeem pairs over HTTP
-// ---------------------------------------------------------------------------------------------------------------
-
-async function measurePairs(runPrefix, redisPid) {
-  console.log(
-    `\n### Promise create + redeem pairs (MCP-lite HTTP): tools/call of a long-running tool that settles at once ` +
-      `-> promise token, then redeem with wait_ms -> answer`,
-  );
-  console.log(
-    `client: ${CONCURRENCY} pairs in flight (keep-alive node:http), 1 warm-up round, then ${PAIR_LOAD.rounds} paired ` +
-      `rounds of ${PAIR_LOAD.duration} s per contender in alternating order; client, server and Redis share the ` +
-      `${CORES} cores`,
-  );
-  const contenders = [];
-  try {
-    contenders.push(
-      await startScaleServer('memory store (local work)', `${runPrefix}:m:`, { SCALE_STORE: 'memory' }),
-    );
-    contenders.push(
-      await startScaleServer('Redis store + BullMQ', `${runPrefix}:r:`, { SCALE_STORE: 'redis' }),
-    );
-    contenders.push(
-      await startScaleServer('Redis store, local work (no BullMQ)', `${runPrefix}:l:`, {
-        SCALE_STORE: 'redis',
-        SCALE_QUEUE: 'local',
-      }),
-    );
-    for (const c of contenders) Object.assign(c, { op: pair, cpuPid: c.child.pid, redisPid });
-    await runInterleaved(contenders, PAIR_LOAD, timedRound);
-  } finally {
-    for (const c of contenders) c.agent.destroy();
-    await Promise.all(contenders.map((c) => stopChild(c.child)));
-  }
-  const [memory, redisQueue, redisLocal] = contenders;
-  printPairsTable(contenders, memory, 'server CPU µs');
-  const vsMemory = pairedRatio(redisQueue, memory);
-  printRatio('Redis+BullMQ/memory', vsMemory);
-  const localVsMemory = pairedRatio(redisLocal, memory);
-  printRatio('Redis local work/memory', localVsMemory);
-  const clean = allClean(contenders);
-  const redisRate = meanRps(redisQueue);
-  const met = redisRate >= TARGET_PAIRS;
-  // Redis runs commands on one thread: its CPU time per pair bounds the pairs/s of one Redis, however many cores.
-  for (const c of contenders.slice(1)) {
-    const micros = meanOfDefined(c.runs, 'redisCpuMicros');
-    if (micros === undefined) continue;
-    console.log(
-      `${c.name}: Redis spends ${micros.toFixed(0)} µs of its one thread per pair, a ceiling of about ` +
-        `${fmt(1e6 / micros)} pairs/s for one Redis (whatever else this Redis serves meanwhile is counted in)`,
-    );
-  }
-  const queueRedisMicros = meanOfDefined(redisQueue.runs, 'redisCpuMicros');
-  const ceiling =
-    queueRedisMicros !== undefined
-      ? `; Redis itself spends ${queueRedisMicros.toFixed(0)} µs per pair with BullMQ, ` +
-        `a ceiling near ${fmt(1e6 / queueRedisMicros)} pairs/s for one Redis`
-      : '';
-  const p99 = (c) => meanP99(c).toFixed(1);
-  console.log(
-    `Redis store + BullMQ: ${fmt(redisRate)} pairs/s, p99 ${p99(redisQueue)} ms: target ` +
-      `${fmt(TARGET_PAIRS)} pairs/s ${met ? 'met' : 'NOT met'} (${CORES} cores)`,
-  );
-  return {
-    ok: clean,
-    summary: [
-      `scale pairs (HTTP, ${CONCURRENCY} in flight, ${CORES} cores): memory ${fmt(meanRps(memory))} pairs/s ` +
-        `(p99 ${p99(memory)} ms); Redis+BullMQ ${fmt(redisRate)} pairs/s (p99 ` +
-        `${p99(redisQueue)} ms), ${vsMemory.median.toFixed(2)}x memory; Redis store with local work ` +
-        `${fmt(meanRps(redisLocal))} pairs/s (p99 ${p99(redisLocal)} ms), ` +
-        `${localVsMemory.median.toFixed(2)}x memory`,
-      `scale target: Redis at least ${fmt(TARGET_PAIRS)} create+redeem pairs/s over HTTP with BullMQ: ` +
-        `${met ? 'met' : 'target NOT met'} (${fmt(redisRate)} pairs/s)${ceiling}` +
-        `${clean ? '' : '; ERRORS during load'}`,
-    ],
-  };
-}
-
-/**
- * Starts bench/scale-server.js with the store `env` says (SCALE_STORE, SCALE_QUEUE) under `prefix`; the contender
- * calls it through its own keep-alive agent.
- */
-async function startScaleServer(name, prefix, env) {
-  const { child, match } = await startChild([join(ROOT, 'bench/scale-server.js')], /listening on (\S+)/, {
-    env: { ...env, SCALE_PREFIX: prefix, REDIS_URL },
-  });
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  return { name, child, rpc: new URL('rpc', match).href, agent, runs: [], next: 0 };
-}
-
-/**
- * One round for bench/load.js's runInterleaved: CONCURRENCY loops of `c.op(c)` for `seconds`; the result in
- * load.js's shape, with the CPU time per pair of `c.cpuPid` and (when it runs here) of Redis.
- */
-async function timedRound(c, _load, seconds) {
-  const latencies = [];
-  let errors = 0;
-  let firstError;
-  const cpuBefore = cpuTimeMs(c.cpuPid);
-  const redisBefore = c.redisPid ? cpuTimeMs(c.redisPid) : undefined;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < until && errors < 100) {
-        const t0 = performance.now();
-        try {
-          await c.op(c);
-          latencies.push(performance.now() - t0);
-        } catch (err) {
-          errors += 1;
-          firstError ??= err;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  if (firstError) console.log(`${c.name}: ${errors} failed pairs, the first: ${firstError.message}`);
-  const n = latencies.length;
-  const cpuMicrosPerRequest = perMicros(cpuBefore, cpuTimeMs(c.cpuPid), n);
-  const redisCpuMicros = perMicros(redisBefore, c.redisPid ? cpuTimeMs(c.redisPid) : undefined, n);
-  latencies.sort((a, b) => a - b);
-  return {
-    requests: { average: n / elapsed, total: n },
-    latency: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
-    errors,
-    non2xx: 0,
-    cpuMicrosPerRequest,
-    redisCpuMicros,
-  };
-}
-
-/** One create + redeem pair, each reply checked in full. */
-async function pair(c) {
-  const n = c.next++;
-  await redeemAnswer(c, await makePromise(c, n), n);
-}
-
-/** A call of `quick` {n}; resolves with its promise token. */
-async function makePromise(c, n) {
-  return promiseToken(await callTool(c.rpc, c.agent, 'quick', { n }));
-}
-
-/** Redeems `token` with wait_ms, so that it resolves once the answer {n} is stored. */
-async function redeemAnswer(c, token, n) {
-  const got = await callTool(c.rpc, c.agent, 'redeem', { promise: token, wait_ms: 10_000 });
-  if (got._meta?.response_type !== 'answer' || got.content?.n !== n) {
-    throw new Error(`expected the answer {"n":${n}}, got ${JSON.stringify(got)}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// 1b. The Redis promise store alone
-// ---------------------------------------------------------------------------------------------------------------
-
-async function measureStoreAlone(runPrefix, redisPid) {
-  const { RedisPromiseStore } = await import('../../dist/src/stores/redis/index.js');
-  const load = { warmup: 0.5, rounds: Math.max(2, PAIR_LOAD.rounds >> 1), duration: PAIR_LOAD.duration };
-  console.log(
-    `\n### RedisPromiseStore alone: create + settle + get through the store API in this process (no HTTP, no ` +
-      `queue), ${CONCURRENCY} pairs in flight on its one connection, ${load.rounds} rounds of ${load.duration} s`,
-  );
-  const store = new RedisPromiseStore({
-    url: REDIS_URL,
-    prefix: `${runPrefix}:d:`,
-    maxPromises: 100_000_000,
-  });
-  const c = {
-    name: 'RedisPromiseStore alone',
-    store,
-    runs: [],
-    next: 0,
-    op: storePair,
-    cpuPid: process.pid,
-    redisPid,
-  };
-  try {
-    await store.ping();
-    await runInterleaved([c], load, timedRound);
-  } finally {
-    await store.close();
-  }
-  printPairsTable([c], c, 'process CPU µs');
-  const clean = allClean([c]);
-  const rate = meanRps(c);
-  console.log(
-    `RedisPromiseStore alone: ${fmt(rate)} create+settle+get/s, p99 ${meanP99(c).toFixed(1)} ms: ` +
-      `${rate >= TARGET_PAIRS ? 'at or above' : 'below'} ${fmt(TARGET_PAIRS)}/s`,
-  );
-  return {
-    ok: clean,
-    summary: [
-      `scale RedisPromiseStore alone (store API in one process, no HTTP, no queue): ${fmt(rate)} ` +
-        `create+settle+get/s (p99 ${meanP99(c).toFixed(1)} ms)${clean ? '' : '; ERRORS'}`,
-    ],
-  };
-}
-
-/** A promise as the manager makes it, settled with a small answer and read back as redeem reads it. */
-async function storePair(c) {
-  const n = c.next++;
-  const now = Date.now();
-  const token = `bench${process.pid}x${n}`;
-  const record = {
-    token,
-    tool: 'quick',
-    status: 'pending',
-    owner: 'addr:127.0.0.1',
-    createdAt: now,
-    expiresAt: now + 3_600_000,
-    estimatedCompletion: now + 1,
-  };
-  if (!(await c.store.create(record, { maxPerOwner: 100_000_000 })))
-    throw new Error(`create refused ${token}`);
-  const settled = await c.store.settle(token, {
-    outcome: { type: 'answer', result: { n } },
-    processingTimeMs: 0,
-  });
-  if (!settled) throw new Error(`settle refused ${token}`);
-  const got = await c.store.get(token);
-  if (got?.status !== 'settled' || got.settlement?.outcome?.result?.n !== n) {
-    throw new Error(`get ${token}: ${JSON.stringify(got)}`);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -481,7 +242,7 @@ async function measureRedisMemory(runPrefix, redis) {
   let sessions;
   try {
     // Connections, BullMQ's queue keys and the like exist before the first promise: measured apart.
-    await pool(20, () => pair(server), CONCURRENCY);
+    await pool(20, async (n) => redeemAnswer(server, await makePromise(server, n), n), CONCURRENCY);
     const start = await keyUsage(redis, prefix);
     const tokens = await pool(N_MEMORY, (n) => makePromise(server, n), CONCURRENCY);
     // Settled: redeeming with wait_ms returns once the answer is stored (redeeming keeps the record until expiry).
@@ -598,44 +359,6 @@ function printUsage(label, usage, n) {
 // ---------------------------------------------------------------------------------------------------------------
 // Shared helpers
 // ---------------------------------------------------------------------------------------------------------------
-
-/** bench/load.js's table in pairs/s, with the Redis CPU per pair; `cpuHeader` says whose CPU the CPU column is. */
-function printPairsTable(contenders, baseline, cpuHeader) {
-  printTable(contenders, baseline, {
-    unit: 'pairs/s',
-    cpuHeader,
-    ratioHeader: `vs ${baseline.name.split(' ')[0]}`,
-    extra: [
-      { header: 'Redis CPU µs', cell: (c) => meanOfDefined(c.runs, 'redisCpuMicros')?.toFixed(0) ?? '-' },
-    ],
-  });
-  console.log("(p99: mean over rounds of each round's p99; CPU per pair from /proc)");
-}
-
-function percentile(sorted, q) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-/** An ioredis client for the measurements and the clean-up, or undefined when Redis does not answer. */
-async function redisClient() {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return client;
-  } catch {
-    client.disconnect();
-    return undefined;
-  }
-}
 
 /** The redis-server's pid when it runs on this machine (its CPU time is then readable), else undefined. */
 async function localRedisPid(redis) {

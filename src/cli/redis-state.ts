@@ -15,8 +15,13 @@ export interface RedisFlags {
   redisPrefix?: string;
   /** `--no-worker` (serve only): commander sets `worker: false`; the front then works no queued jobs itself. */
   worker?: boolean;
-  /** `--concurrency <n>`: most queued jobs this process works at once. */
+  /** `--concurrency <n>`: most queued jobs this process works at once (and as many run where they arrive). */
   concurrency?: number;
+  /**
+   * `--no-local-first` (serve only): commander sets `localFirst: false`; every long-running call then goes through
+   * BullMQ, even when this process has a slot free (see `BullMqWorkQueueOptions.localFirst`).
+   */
+  localFirst?: boolean;
   /** `--stalled-interval <ms>`: how often workers look for jobs whose worker died (BullMQ). */
   stalledInterval?: number;
   /** `--lock-duration <ms>`: how long a job's lock lasts unrenewed, i.e. how soon a dead worker is noticed. */
@@ -89,6 +94,7 @@ export async function redisStateFor(
     work,
     logger,
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.localFirst === false ? { localFirst: false } : {}),
     ...(flags.stalledInterval !== undefined ? { stalledIntervalMs: flags.stalledInterval } : {}),
     ...(flags.lockDuration !== undefined ? { lockDurationMs: flags.lockDuration } : {}),
   });

@@ -36,6 +36,7 @@ export interface ServeFlags {
   redis?: string;
   redisPrefix?: string;
   worker?: boolean;
+  localFirst?: boolean;
   concurrency?: number;
   maxPromisesPerCaller?: number;
   promiseTtl?: number;
@@ -118,6 +119,10 @@ export function registerServe(program: Command): void {
     )
     .option('--redis-prefix <prefix>', 'prefix of every Redis key, to share one Redis (default mcplite:)')
     .option('--no-worker', 'with --redis: work no queued jobs here (a pure front; run `mcplite worker`)')
+    .option(
+      '--no-local-first',
+      'with --redis: queue every long-running call on BullMQ, even when this process has a slot free to run it',
+    )
     .addOption(
       new Option(
         '--concurrency <n>',

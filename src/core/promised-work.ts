@@ -9,11 +9,11 @@ import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handle
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { Outcome, PromiseOutcome } from './outcomes.js';
-import { type PromiseManager, toSettlement } from './promises/manager.js';
-import type { PromiseStore } from './promises/store.js';
+import { type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
+import type { PromiseRecord, PromiseStore } from './promises/store.js';
 import { toolNotFound } from './suggest.js';
 import type { WebtoolCatalog } from './webtools.js';
-import type { JobRunner, PromisedJob, WorkQueue } from './work-queue.js';
+import type { JobRunner, LocalSlot, PromisedJob, WorkQueue } from './work-queue.js';
 
 /** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
 export async function settleValue(
@@ -84,8 +84,10 @@ export class PromisedWork {
   };
 
   /**
-   * A long-running tool's call: a pending promise of the caller, its work handed to the queue. A pinned webtool
-   * version's own action is not in the catalog a worker loads, so it runs here under a lease instead.
+   * A long-running tool's call: a pending promise of the caller, its work handed to the queue, or run here at once
+   * when the queue has a local slot free (under a lease, the job kept with the promise so that another worker can
+   * run it if this replica dies). A pinned webtool version's own action is not in the catalog a worker loads, so
+   * it runs here under a lease, with no job kept.
    */
   async start(
     tool: CompiledTool,
@@ -98,21 +100,23 @@ export class PromisedWork {
     const estimate = tool.longRunningEstimateMs ?? 0;
     if (tool !== catalog.get(request.name)) {
       const controller = context.detach();
-      const work = this.inProcess(tool, () => tool.definition.handler(args, context), context, controller);
+      const work = () =>
+        this.inProcess(tool, () => tool.definition.handler(args, context), context, controller);
       return promises.register(tool.wire.name, estimate, controller, work, owner);
     }
-    const record = await promises.pending(tool.wire.name, estimate, owner);
-    const job: PromisedJob = {
-      token: record.token,
+    const leased: LeasedJob = {
       tool: tool.wire.name,
       arguments: args,
       config: context.config,
-      expiresAt: record.expiresAt,
       ...(request.principal ? { principal: request.principal } : {}),
       ...(context.elicitation ? { elicitation: context.elicitation } : {}),
       ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
       ...(request.onPartial ? { streaming: true } : {}),
     };
+    const slot = this.init.queue.reserveLocal?.();
+    if (slot) return this.runHere(leased, estimate, owner, slot, request.onPartial);
+    const record = await promises.pending(tool.wire.name, estimate, owner);
+    const job: PromisedJob = { ...leased, token: record.token, expiresAt: record.expiresAt };
     try {
       await this.init.queue.submit(job, request.onPartial);
     } catch (err) {
@@ -147,7 +151,44 @@ export class PromisedWork {
       startedAt,
     );
     const elapsed = performance.now() - startedAt;
-    return this.init.promises.register(tool.wire.name, Math.max(1000, elapsed), controller, work, owner);
+    return this.init.promises.register(
+      tool.wire.name,
+      Math.max(1000, elapsed),
+      controller,
+      () => work,
+      owner,
+    );
+  }
+
+  /**
+   * A job run here in the queue's local slot, exactly as a worker would run it (`runJob`), under a lease with the
+   * job kept. Its partials go to the submitting call and to whoever watches it (`slot.publish`).
+   */
+  private async runHere(
+    leased: LeasedJob,
+    estimate: number,
+    owner: string,
+    slot: LocalSlot,
+    onPartial: ((data: unknown) => void | Promise<void>) | undefined,
+  ): Promise<PromiseOutcome> {
+    const controller = new AbortController();
+    let streamed = false;
+    const run = (record: PromiseRecord) => {
+      const job: PromisedJob = { ...leased, token: record.token, expiresAt: record.expiresAt };
+      const forward = (data: unknown) => {
+        streamed = true;
+        void slot.publish(job.token, data);
+        return onPartial?.(data);
+      };
+      return this.runJob(job, controller.signal, forward).finally(() => slot.release(job.token, streamed));
+    };
+    try {
+      return await this.init.promises.register(leased.tool, estimate, controller, run, owner, leased);
+    } catch (err) {
+      // The promise could not be stored (a bound, Redis down): the job never started.
+      slot.release(undefined, false);
+      throw err;
+    }
   }
 
   /** The handler as background work counted in flight, ended as a settlement. */

@@ -39,9 +39,10 @@ export interface ToolServerOptions {
   /** With the default queue: how many promised calls run at once; the others wait in order. Default 64. */
   maxConcurrentWork?: number;
   /**
-   * Work promoted past the answer budget keeps running in this process under a lease in the promise store,
-   * renewed every third of this; if the process dies, the promise settles as `worker_lost` once the lease runs
-   * out. Default 30 000.
+   * Work running in this process (a job a shared queue let run here local-first, a call promoted past the answer
+   * budget) holds a lease in the promise store, renewed every third of this; if the process dies, once the lease
+   * runs out the job is queued again for another worker, the promoted call settles as `worker_lost`. A shared
+   * store is also swept for lapsed leases every half of this. Default 30 000.
    */
   leaseMs?: number;
   /** Told of every finished tool call (metrics). */

@@ -94,17 +94,18 @@ export class ToolServer {
     this.resources = new ResourceCatalog(options.resources, options.resourceTemplates);
     this.prompts = new PromptCatalog(options.prompts);
     if (this.store) {
+      const queue: WorkQueue =
+        options.workQueue ??
+        new LocalWorkQueue({ concurrency: options.maxConcurrentWork, logger: this.logger });
+      this.queue = queue;
       this.promises = new PromiseManager({
         store: this.store,
         ttlMs: options.promiseTtlMs ?? 3_600_000,
         maxPerOwner: options.maxPromisesPerCaller ?? 1000,
         leaseMs: options.leaseMs ?? 30_000,
         logger: this.logger,
+        ...(queue.requeue ? { requeue: (job, back) => queue.requeue!(job, back) } : {}),
       });
-      const queue =
-        options.workQueue ??
-        new LocalWorkQueue({ concurrency: options.maxConcurrentWork, logger: this.logger });
-      this.queue = queue;
       this.systemCalls = addSystemTools(this.catalog, this.promises, (...a) => queue.watch(...a));
     }
     for (const tool of options.tools) this.catalog.add(tool);
@@ -222,7 +223,7 @@ export class ToolServer {
     if (this.sweeper) clearInterval(this.sweeper);
     const reason = new McpLiteError('unavailable', 'The server is shutting down');
     for (const p of this.pending) p.context.abortController().abort(reason);
-    this.promises?.abortAll(reason);
+    await this.promises?.abortAll(reason);
     this.promises?.close();
     await this.queue?.close();
     await this.store?.close();

@@ -45,6 +45,14 @@ export interface WorkQueueStats {
   running: number;
 }
 
+/** A place for one job in this process, taken with `WorkQueue.reserveLocal`. */
+export interface LocalSlot {
+  /** Forwards one partial result of the job to whoever watches it (`watch`, on any replica). */
+  publish(token: string, data: unknown): void | Promise<void>;
+  /** Frees the slot once the job has ended; `streamed`: it published partials (watchers are told it ended). */
+  release(token: string | undefined, streamed: boolean): void;
+}
+
 /**
  * Where promised work goes. The default (`LocalWorkQueue`) runs it in this process, at most `concurrency` at once
  * and the rest waiting in order; a shared queue (BullMQ on Redis, `mcplite/redis`) lets any worker process run it.
@@ -75,6 +83,17 @@ export interface WorkQueue {
   ): Promise<() => void>;
   /** Jobs waiting and running. */
   stats(): Promise<WorkQueueStats>;
+  /**
+   * A shared queue whose process also works jobs may let a job run right where it was submitted, skipping the
+   * queue's round trips: a slot when this process has one free (the job then runs under a lease, its job kept with
+   * the promise, see `PromiseManager.register`), else undefined (the job goes through `submit`).
+   */
+  reserveLocal?(): LocalSlot | undefined;
+  /**
+   * Queues a job whose replica died mid-run, for any worker to run again; `handingBack`: this process stops and
+   * gives back a job it was running (its own worker must not take it again).
+   */
+  requeue?(job: PromisedJob, handingBack?: boolean): Promise<void>;
   /** Aborts the jobs running here and releases connections. */
   close(): Promise<void>;
 }

@@ -197,7 +197,7 @@ function fresh(kind: string): string {
 }
 
 /** A pending record with fresh token and owner, an hour to live; `overrides` replace fields. */
-function record(overrides: Partial<PromiseRecord> = {}): PromiseRecord {
+export function record(overrides: Partial<PromiseRecord> = {}): PromiseRecord {
   const now = Date.now();
   return {
     token: fresh('tok'),
@@ -212,7 +212,7 @@ function record(overrides: Partial<PromiseRecord> = {}): PromiseRecord {
 }
 
 /** A settlement answering `result`. */
-function answer(result: unknown): Settlement {
+export function answer(result: unknown): Settlement {
   return { outcome: { type: 'answer', result }, processingTimeMs: 1 };
 }
 

@@ -20,7 +20,7 @@ describe('PromiseManager', () => {
     const work = new Promise<Settlement>((r) => {
       settle = r;
     });
-    const promise = await promises.register('job', 1_000, new AbortController(), work);
+    const promise = await promises.register('job', 1_000, new AbortController(), () => work);
     expect(promise.type).toBe('promise');
     expect(Date.parse(promise.estimatedCompletion)).toBeGreaterThan(Date.now());
     const pending = await promises.redeem(promise.token, 0);
@@ -33,7 +33,12 @@ describe('PromiseManager', () => {
   it('cancels pending work (aborting it) and says so on redeem; a settled promise is not cancelled', async () => {
     const promises = manager();
     const controller = new AbortController();
-    const promise = await promises.register('job', 1_000, controller, new Promise(() => {}));
+    const promise = await promises.register(
+      'job',
+      1_000,
+      controller,
+      () => new Promise<Settlement>(() => {}),
+    );
     expect(await promises.cancel(promise.token)).toEqual({ cancelled: true, status: 'cancelled' });
     expect(controller.signal.aborted).toBe(true);
     expect((await promises.redeem(promise.token, 0)).outcome).toMatchObject({

@@ -1,33 +1,25 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
-import type { PromiseRecord, PromiseStore, Settlement } from './store.js';
+import type { PromisedJob } from '../work-queue.js';
+import { LeasedWork, type LeasedWorkOptions, WORKER_LOST } from './leases.js';
+import type { PromiseRecord, Settlement } from './store.js';
 import { isWellFormedToken, newPromiseToken } from './token.js';
 
-/** Tuning of promise handling. */
-export interface PromiseManagerOptions {
-  store: PromiseStore;
+/** Tuning of promise handling (and of the work this replica runs under a lease: `LeasedWorkOptions`). */
+export interface PromiseManagerOptions extends LeasedWorkOptions {
   /** How long a promise can be redeemed after it was made. */
   ttlMs: number;
   /** Most unexpired promises one caller (`callerKey`) may hold. */
   maxPerOwner: number;
-  /** How long a lease on in-process work lasts; renewed every third of it while the work runs. */
-  leaseMs: number;
-  logger: Logger;
 }
+
+/** The job of leased work, as `register` keeps it with the promise: the token and expiry are added per promise. */
+export type LeasedJob = Omit<PromisedJob, 'token' | 'expiresAt'>;
 
 /** Longest time `redeem` may wait for the work before answering with a fresh promise. */
 export const MAX_REDEEM_WAIT_MS = 30_000;
 
-/** The failure a promise settles in when the replica running its work died (its lease ran out). */
-export const WORKER_LOST: Settlement = {
-  outcome: {
-    type: 'failure',
-    code: 'worker_lost',
-    message: 'The server running this work stopped before it finished; call the tool again',
-  },
-  processingTimeMs: 0,
-};
+export { WORKER_LOST };
 
 /**
  * Runs promised work and answers `redeem` and `cancel`. The store holds the only state; this replica only
@@ -35,13 +27,14 @@ export const WORKER_LOST: Settlement = {
  * it can renew the leases that tell other replicas the work is still alive.
  */
 export class PromiseManager {
-  private readonly running = new Map<string, AbortController>();
+  /** The work this replica runs under a lease. */
+  private readonly leased: LeasedWork;
   private readonly unsubscribe: () => void;
-  private leaseTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PromiseManagerOptions) {
+    this.leased = new LeasedWork(options);
     this.unsubscribe = options.store.onCancel((token) => {
-      this.running.get(token)?.abort(new McpLiteError('cancelled', 'The promise was cancelled'));
+      this.leased.abort(token, new McpLiteError('cancelled', 'The promise was cancelled'));
     });
   }
 
@@ -52,28 +45,31 @@ export class PromiseManager {
 
   /** How many promised calls this replica is running now (in process, outside a work queue). */
   get runningCount(): number {
-    return this.running.size;
+    return this.leased.size;
   }
 
   /**
-   * Turns work running in this process into a promise of `owner` (`callerKey`): stores a pending record under a
-   * lease, then settles it when `work` ends. `controller` aborts the work on cancel.
+   * Work run in this process as a promise of `owner` (`callerKey`): stores a pending record under a lease, then
+   * starts `run` and settles the promise with what it ends in. `controller` aborts the work on cancel; when the
+   * record cannot be stored, it is aborted too and the error thrown. `job`, when given, is kept with the promise
+   * (`PromiseStore.create`), so that if this replica dies, another one can queue the work again (`requeue`).
    */
   async register(
     tool: string,
     estimateMs: number,
     controller: AbortController,
-    work: Promise<Settlement>,
+    run: (record: PromiseRecord) => Promise<Settlement>,
     owner = 'anonymous',
+    job?: LeasedJob,
   ): Promise<PromiseOutcome> {
-    const record = await this.create(tool, estimateMs, owner, true);
-    const { token } = record;
-    this.running.set(token, controller);
-    this.startLeases();
-    work
-      .then((settlement) => this.options.store.settle(token, settlement))
-      .catch((err) => this.options.logger.error({ err, token }, 'promise settlement failed'))
-      .finally(() => this.running.delete(token));
+    let record: PromiseRecord;
+    try {
+      record = await this.create(tool, estimateMs, owner, true, job);
+    } catch (err) {
+      controller.abort(err);
+      throw err;
+    }
+    this.leased.run(record.token, controller, () => run(record), job !== undefined);
     return toPromiseOutcome(record);
   }
 
@@ -110,7 +106,7 @@ export class PromiseManager {
     if (record.status === 'pending' && waitMs > 0) {
       const waited = Math.min(waitMs, MAX_REDEEM_WAIT_MS);
       record = (await this.options.store.waitSettled(record.token, waited, signal)) ?? record;
-      record = await this.checkLease(record);
+      record = await this.leased.check(record);
     }
     if (record.status === 'cancelled') {
       return {
@@ -156,16 +152,18 @@ export class PromiseManager {
     return this.find(token, caller);
   }
 
-  /** Aborts all local work (shutdown). */
-  abortAll(reason: unknown): void {
-    for (const c of this.running.values()) c.abort(reason);
+  /**
+   * Shutdown: running work whose job the store keeps is handed back to the queue (another worker runs it); the
+   * rest is aborted and settles with `reason`.
+   */
+  abortAll(reason: unknown): Promise<void> {
+    return this.leased.abortAll(reason);
   }
 
-  /** Stops listening for cancellations and renewing leases. */
+  /** Stops listening for cancellations, renewing leases and sweeping. */
   close(): void {
     this.unsubscribe();
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
-    this.leaseTimer = undefined;
+    this.leased.close();
   }
 
   /** Stores a new pending promise under a fresh token (drawing again on the rare collision) and returns it. */
@@ -174,6 +172,7 @@ export class PromiseManager {
     estimateMs: number,
     owner: string,
     leased: boolean,
+    job?: LeasedJob,
   ): Promise<PromiseRecord> {
     const now = Date.now();
     const record: PromiseRecord = {
@@ -189,7 +188,8 @@ export class PromiseManager {
     const quota = { maxPerOwner: this.options.maxPerOwner };
     for (let attempt = 0; ; attempt++) {
       record.token = newPromiseToken();
-      if (await this.options.store.create(record, quota)) return record;
+      const kept = job && JSON.stringify({ ...job, token: record.token, expiresAt: record.expiresAt });
+      if (await this.options.store.create(record, quota, kept)) return record;
       if (attempt >= 3) throw new McpLiteError('internal', 'Could not allocate a promise token');
     }
   }
@@ -206,36 +206,7 @@ export class PromiseManager {
     if (record.expiresAt <= Date.now()) {
       throw new McpLiteError('promise_expired', 'The promise has expired', { reason: 'expired' });
     }
-    return this.checkLease(record);
-  }
-
-  /** A pending promise whose lease ran out lost the replica running it: settle it as `worker_lost` (once). */
-  private async checkLease(record: PromiseRecord): Promise<PromiseRecord> {
-    if (record.status !== 'pending' || record.leaseUntil === undefined || record.leaseUntil > Date.now()) {
-      return record;
-    }
-    if (this.running.has(record.token)) return record;
-    await this.options.store.settle(record.token, WORKER_LOST);
-    return (await this.options.store.get(record.token)) ?? record;
-  }
-
-  /** Renews the leases of the work this replica runs, while it runs any. */
-  private startLeases(): void {
-    if (this.leaseTimer) return;
-    this.leaseTimer = setInterval(
-      () => {
-        if (this.running.size === 0) {
-          clearInterval(this.leaseTimer);
-          this.leaseTimer = undefined;
-          return;
-        }
-        this.options.store
-          .renewLeases([...this.running.keys()], Date.now() + this.options.leaseMs)
-          .catch((err) => this.options.logger.warn({ err }, 'could not renew promise leases'));
-      },
-      Math.max(10, Math.floor(this.options.leaseMs / 3)),
-    );
-    this.leaseTimer.unref();
+    return this.leased.check(record);
   }
 }
 

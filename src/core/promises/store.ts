@@ -53,9 +53,11 @@ export interface PromiseStore {
   /**
    * Stores a new pending promise; false when the token already exists (the caller draws another). Throws
    * `resource_exhausted` when `record.owner` already holds `quota.maxPerOwner` unexpired promises, or the store
-   * is full.
+   * is full. `job`, for a leased record whose work is a job run in this replica's memory, is the job as JSON
+   * (`PromisedJob`): a store shared between replicas keeps it until the promise ends, for `takeOver`; a store
+   * private to the process (memory) may ignore it.
    */
-  create(record: PromiseRecord, quota: PromiseQuota): Promise<boolean>;
+  create(record: PromiseRecord, quota: PromiseQuota, job?: string): Promise<boolean>;
   /** The record, or undefined when unknown. A store may keep an expired record a while (so that redeeming can
    * say "expired" rather than "unknown") and must forget it eventually. */
   get(token: string): Promise<PromiseRecord | undefined>;
@@ -63,8 +65,21 @@ export interface PromiseStore {
   settle(token: string, settlement: Settlement): Promise<boolean>;
   /** Pending → cancelled, atomically; false when it was not pending. Also tells every replica (see onCancel). */
   cancel(token: string): Promise<boolean>;
-  /** Moves the lease of pending promises (work this replica runs) to `until` (epoch ms); unknown tokens are skipped. */
+  /**
+   * Moves the lease of pending promises (work this replica runs) to `until` (epoch ms); unknown tokens, and
+   * promises that are no longer leased (taken over), are skipped.
+   */
   renewLeases(tokens: readonly string[], until: number): Promise<void>;
+  /**
+   * Takes over a pending promise whose lease ran out before `now` (or at once with `force`: its own replica hands
+   * it back), atomically, so that exactly one replica does: the lease and the kept job are dropped. Resolves
+   * undefined when there is nothing to take over (not pending, lease alive or already taken), `{}` when no job
+   * was kept (the taker settles it as `worker_lost`), `{ job }` (the JSON given to `create`) to queue it again.
+   * Only stores shared between replicas need it.
+   */
+  takeOver?(token: string, now: number, force?: boolean): Promise<{ job?: string } | undefined>;
+  /** Tokens of pending promises whose lease ran out before `now`, at most `limit` (for a periodic sweep). */
+  lapsedLeases?(now: number, limit: number): Promise<string[]>;
   /**
    * Resolves with the record once it is no longer pending, or with the current record after `timeoutMs`.
    * Lets `redeem` wait briefly instead of making the client poll.

@@ -38,6 +38,7 @@ export function connectRedis(url: string, options: ConnectRedisOptions = {}): Re
     connectTimeout: 3000,
     commandTimeout: options.commandTimeoutMs ?? 2000,
     lazyConnect: false,
+    enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(cap, 50 * 2 ** Math.min(times, 10)) + Math.floor(Math.random() * 50),
     ...options.redis,
   });
@@ -93,6 +94,29 @@ export async function withRedis<T>(client: Redis, op: () => Promise<T>, readyWai
   }
 }
 
+/**
+ * `withRedis` for an operation that would otherwise wait for a connection by itself (BullMQ does, forever): once
+ * the first wait is over, a client that is not ready fails at once, saying why (its last connection error).
+ * `what` names the state in the message (see `storeUnavailable`).
+ */
+export async function withReadyRedis<T>(
+  client: Redis,
+  op: () => Promise<T>,
+  what: string,
+  readyWaitMs = 500,
+): Promise<T> {
+  try {
+    await untilReady(client, readyWaitMs);
+    if (client.status !== 'ready') {
+      const why = lastErrors.get(client);
+      throw new Error(`cannot reach Redis${why ? `: ${why}` : ` (${client.status})`}`);
+    }
+    return await op();
+  } catch (err) {
+    throw storeUnavailable(err, what);
+  }
+}
+
 /** Where a store's Redis is: a shared `client`, or a `url` to open one with `connectRedis`. */
 export interface RedisStoreConnection {
   url?: string;
@@ -137,6 +161,8 @@ export function redactUrl(url: string): string {
 const firstReady = new WeakMap<Redis, Promise<void>>();
 // Clients that have been ready once: from then on a command never waits for a reconnection.
 const everReady = new WeakSet<Redis>();
+// The last connection error of each watched client, for the message of `withReadyRedis`.
+const lastErrors = new WeakMap<Redis, string>();
 
 function untilReady(client: Redis, maxMs: number): Promise<void> | undefined {
   if (client.status === 'ready') {
@@ -171,6 +197,7 @@ function watchConnection(client: Redis, logger: ConnectRedisOptions['logger'], w
   let lastError = '';
   client.on('error', (err: unknown) => {
     lastError = shortReason(err);
+    lastErrors.set(client, lastError);
   });
   client.on('ready', () => {
     everReady.add(client);

@@ -15,7 +15,7 @@ import {
   storeClient,
   withRedis,
 } from './connection.js';
-import { COUNT_PENDING, CREATE, FINISH, RENEW, refusing } from './scripts.js';
+import { COUNT_PENDING, CREATE, FINISH, RENEW, refusing, TAKE_OVER } from './scripts.js';
 
 /** Options of the Redis promise store. Give `url` or `client`. */
 export interface RedisPromiseStoreOptions {
@@ -34,6 +34,11 @@ export interface RedisPromiseStoreOptions {
   maxPromises?: number;
   /** Connection tuning for a store made from `url` (see `connectRedis`). */
   connection?: ConnectRedisOptions;
+  /**
+   * How many of the promises this process made it remembers, so that one it settled itself (its work ran here)
+   * is redeemed without a read from Redis: a settled record never changes. Default 10 000; 0 turns it off.
+   */
+  recentMax?: number;
 }
 
 const STATUS: Record<string, PromiseStatus> = { p: 'pending', s: 'settled', c: 'cancelled' };
@@ -44,13 +49,18 @@ const RESYNC = Symbol('resync');
  *
  * Key layout (P = prefix):
  * - `P p:<token>`: a hash per promise: `r` the immutable fields as JSON, `s` the status (`p`/`s`/`c`), `l` the
- *   lease, `x` the settlement as JSON. It expires (PEXPIREAT) at `expiresAt + expiredGraceMs`: no sweeper.
+ *   lease, `j` the job run under that lease (until it ends or is taken over), `x` the settlement as JSON. It
+ *   expires (PEXPIREAT) at `expiresAt + expiredGraceMs`: no sweeper.
  * - `P o:<owner>`: the owner's tokens scored by `expiresAt`, for the per-owner quota.
  * - `P all`: every token scored by when its record goes, for `maxPromises`.
- * - channel `P events`: `s:<token>` (settled) and `c:<token>` (cancelled).
+ * - `P pending`: the pending tokens scored by `expiresAt` (metrics); `P leases`: the leased ones scored by their
+ *   lease, so that a sweep finds the work of a replica that died (`lapsedLeases`).
+ * - channel `P w:<token>`: `s:<token>` (settled) or `c:<token>` (cancelled), for whoever waits on that promise;
+ *   channel `P events`: `c:<token>` again, for every replica's cancel listeners.
  *
- * Every change is one Lua script (scripts.ts), so replicas never race. Waiting uses the channel: one subscriber
- * connection per store, fanned out locally. Every method rejects with `unavailable` at once when Redis is down,
+ * Every change is one Lua script (scripts.ts), so replicas never race. Waiting uses the channels: one subscriber
+ * connection per store, a promise's channel subscribed only while someone here waits on it (a settlement nobody
+ * waits for costs no message), fanned out locally. Every method rejects with `unavailable` at once when Redis is down,
  * and works again when ioredis has reconnected. Single Redis (or Sentinel) only: the scripts touch several keys
  * without a hash tag, which Redis Cluster would refuse.
  */
@@ -64,6 +74,13 @@ export class RedisPromiseStore implements PromiseStore {
   private readonly maxPromises: number;
   private readonly events = new EventEmitter();
   private readonly cancelListeners = new Set<(token: string) => void>();
+  /** The promise channels subscribed here, with how many waiters need each and the SUBSCRIBE's reply. */
+  private readonly watched = new Map<string, { waiters: number; subscribed: Promise<unknown> }>();
+  /** Records of promises made here (insertion order, at most `recentMax`), settled ones read without Redis. */
+  private readonly recent = new Map<string, PromiseRecord>();
+  private readonly recentMax: number;
+  /** The settlements of `recent` records being stored now (a read waits for the reply instead of asking Redis). */
+  private readonly finishing = new Map<string, Promise<boolean>>();
   private closed = false;
 
   constructor(options: RedisPromiseStoreOptions) {
@@ -71,6 +88,7 @@ export class RedisPromiseStore implements PromiseStore {
     this.channel = `${this.prefix}events`;
     this.graceMs = options.expiredGraceMs ?? 600_000;
     this.maxPromises = options.maxPromises ?? 1_000_000;
+    this.recentMax = options.recentMax ?? 10_000;
     ({ client: this.client, owned: this.ownsClient } = storeClient('RedisPromiseStore', options));
     this.events.setMaxListeners(0);
     this.subscriber = redisSubscriber(this.client);
@@ -78,14 +96,17 @@ export class RedisPromiseStore implements PromiseStore {
     this.subscriber.on('ready', () => void this.subscribe());
   }
 
-  /** How many local listeners the waiters (`waitSettled` calls) hold right now: 0 when nobody waits. For tests. */
+  /**
+   * How many local listeners and promise channels the waiters (`waitSettled` calls) hold right now: 0 when
+   * nobody waits. For tests.
+   */
   get waiterCount(): number {
-    let n = 0;
+    let n = this.watched.size;
     for (const name of this.events.eventNames()) n += this.events.listenerCount(name);
     return n;
   }
 
-  async create(record: PromiseRecord, quota: PromiseQuota): Promise<boolean> {
+  async create(record: PromiseRecord, quota: PromiseQuota, job?: string): Promise<boolean> {
     const { token, status: _s, leaseUntil, settlement: _x, ...fixed } = record;
     const keepUntil = record.expiresAt + this.graceMs;
     return withRedis(this.client, async () => {
@@ -97,6 +118,7 @@ export class RedisPromiseStore implements PromiseStore {
             `${this.prefix}o:${record.owner}`,
             `${this.prefix}all`,
             `${this.prefix}pending`,
+            this.leasesKey,
           ],
           [
             JSON.stringify(fixed),
@@ -106,6 +128,7 @@ export class RedisPromiseStore implements PromiseStore {
             bound(this.maxPromises),
             token,
             leaseUntil ?? '',
+            leaseUntil !== undefined && job !== undefined ? job : '',
           ],
         ),
         (full) =>
@@ -113,11 +136,25 @@ export class RedisPromiseStore implements PromiseStore {
             ? tooManyPromises('caller', quota.maxPerOwner)
             : tooManyPromises('server', this.maxPromises),
       );
+      if (created === 1) this.remember({ ...record });
       return created === 1;
     });
   }
 
   async get(token: string): Promise<PromiseRecord | undefined> {
+    let known = this.recent.get(token);
+    // Its settlement is being stored by this process right now: its reply tells as much as a read would.
+    const finishing = known && this.finishing.get(token);
+    if (finishing) {
+      await finishing;
+      known = this.recent.get(token);
+    }
+    // With Redis down, a promise is unavailable like any state, not answered by whichever replica made it.
+    if (known && known.status !== 'pending' && this.client.status === 'ready') {
+      // Past its grace Redis has forgotten it: so does this copy.
+      if (known.expiresAt + this.graceMs > Date.now()) return { ...known };
+      this.recent.delete(token);
+    }
     const [r, s, l, x] = await withRedis(this.client, () =>
       this.client.hmget(this.recordKey(token), 'r', 's', 'l', 'x'),
     );
@@ -133,11 +170,27 @@ export class RedisPromiseStore implements PromiseStore {
   }
 
   async settle(token: string, settlement: Settlement): Promise<boolean> {
-    return this.finish(token, 's', JSON.stringify(settlement));
+    const finish = this.finish(token, 's', JSON.stringify(settlement));
+    if (!this.recent.has(token)) return finish;
+    this.finishing.set(token, finish);
+    try {
+      const changed = await finish;
+      const known = this.recent.get(token);
+      if (known && changed) Object.assign(known, { status: 'settled', settlement, leaseUntil: undefined });
+      else this.recent.delete(token);
+      return changed;
+    } catch (err) {
+      this.recent.delete(token);
+      throw err;
+    } finally {
+      this.finishing.delete(token);
+    }
   }
 
   async cancel(token: string): Promise<boolean> {
-    return this.finish(token, 'c', '');
+    const changed = await this.finish(token, 'c', '');
+    this.recent.delete(token);
+    return changed;
   }
 
   async renewLeases(tokens: readonly string[], until: number): Promise<void> {
@@ -145,9 +198,23 @@ export class RedisPromiseStore implements PromiseStore {
     await withRedis(this.client, () =>
       RENEW.run(
         this.client,
-        tokens.map((t) => this.recordKey(t)),
-        [until],
+        [this.leasesKey, ...tokens.map((t) => this.recordKey(t))],
+        [until, this.recordKey('').length],
       ),
+    );
+  }
+
+  async takeOver(token: string, now: number, force = false): Promise<{ job?: string } | undefined> {
+    const job = await withRedis(this.client, () =>
+      TAKE_OVER.run(this.client, [this.recordKey(token), this.leasesKey], [now, force ? '1' : '', token]),
+    );
+    if (typeof job !== 'string') return undefined;
+    return job === '' ? {} : { job };
+  }
+
+  async lapsedLeases(now: number, limit: number): Promise<string[]> {
+    return withRedis(this.client, () =>
+      this.client.zrangebyscore(this.leasesKey, '-inf', `(${now}`, 'LIMIT', 0, limit),
     );
   }
 
@@ -157,6 +224,8 @@ export class RedisPromiseStore implements PromiseStore {
     signal?: AbortSignal,
   ): Promise<PromiseRecord | undefined> {
     const deadline = Date.now() + Math.max(0, timeoutMs);
+    let record = await this.get(token);
+    if (record?.status !== 'pending' || timeoutMs <= 0 || signal?.aborted) return record;
     const event = `t:${token}`;
     let woken = false;
     let wake: (() => void) | undefined;
@@ -165,14 +234,16 @@ export class RedisPromiseStore implements PromiseStore {
       woken = true;
       wake?.();
     };
-    // Listen before reading: a change published while the read is in flight still wakes this waiter.
+    // Subscribed before reading again: a change published while the read is in flight still wakes this waiter.
     this.events.on(event, onEvent);
     this.events.on(RESYNC, onEvent);
     signal?.addEventListener('abort', onEvent);
+    const unwatch = this.watch(token);
     try {
+      await unwatch.subscribed(deadline - Date.now());
       for (;;) {
         woken = false;
-        const record = await this.get(token);
+        record = await this.get(token);
         const left = deadline - Date.now();
         if (record?.status !== 'pending' || left <= 0 || signal?.aborted) return record;
         // Not subscribed yet (or resubscribing): the RESYNC sent once subscribed wakes this loop to read again.
@@ -188,6 +259,7 @@ export class RedisPromiseStore implements PromiseStore {
       }
     } finally {
       clearTimeout(timer);
+      unwatch.done();
       this.events.off(event, onEvent);
       this.events.off(RESYNC, onEvent);
       signal?.removeEventListener('abort', onEvent);
@@ -218,6 +290,54 @@ export class RedisPromiseStore implements PromiseStore {
     await Promise.all([quitRedis(this.subscriber), this.ownsClient ? quitRedis(this.client) : undefined]);
   }
 
+  private get leasesKey(): string {
+    return `${this.prefix}leases`;
+  }
+
+  /** Keeps a copy of a record made here, the oldest forgotten past `recentMax`. */
+  private remember(record: PromiseRecord): void {
+    if (this.recentMax <= 0) return;
+    this.recent.set(record.token, record);
+    if (this.recent.size > this.recentMax) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  /**
+   * Subscribes to a promise's channel while someone here waits on it (one SUBSCRIBE however many wait).
+   * `subscribed(ms)` resolves once Redis confirmed, or after `ms` (a slow subscription only delays a wake-up);
+   * `done()` ends this waiter's need.
+   */
+  private watch(token: string): { subscribed(ms: number): Promise<void>; done(): void } {
+    const channel = this.waitChannel(token);
+    let entry = this.watched.get(token);
+    if (!entry) {
+      const subscribed = this.subscriber.subscribe(channel).catch(() => undefined);
+      entry = { waiters: 0, subscribed };
+      this.watched.set(token, entry);
+    }
+    entry.waiters += 1;
+    const { subscribed } = entry;
+    let done = false;
+    return {
+      subscribed: async (ms) => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([subscribed, new Promise((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
+        clearTimeout(timer);
+      },
+      done: () => {
+        if (done) return;
+        done = true;
+        const current = this.watched.get(token);
+        if (!current || --current.waiters > 0) return;
+        this.watched.delete(token);
+        if (!this.closed) this.subscriber.unsubscribe(channel).catch(() => {});
+      },
+    };
+  }
+
+  private waitChannel(token: string): string {
+    return `${this.prefix}w:${token}`;
+  }
+
   private recordKey(token: string): string {
     return `${this.prefix}p:${token}`;
   }
@@ -226,8 +346,8 @@ export class RedisPromiseStore implements PromiseStore {
     return withRedis(this.client, async () => {
       const changed = await FINISH.run(
         this.client,
-        [this.recordKey(token), `${this.prefix}pending`],
-        [status, settlement, this.channel, `${status}:${token}`, token],
+        [this.recordKey(token), `${this.prefix}pending`, this.leasesKey],
+        [status, settlement, this.channel, `${status}:${token}`, token, this.waitChannel(token)],
       );
       return changed === 1;
     });
@@ -246,8 +366,12 @@ export class RedisPromiseStore implements PromiseStore {
   }
 
   private onMessage(channel: string, message: string): void {
-    if (channel !== this.channel || message.length < 3 || message[1] !== ':') return;
+    if (message.length < 3 || message[1] !== ':') return;
     const token = message.slice(2);
+    if (channel !== this.channel) {
+      if (channel === this.waitChannel(token)) this.events.emit(`t:${token}`);
+      return;
+    }
     this.events.emit(`t:${token}`);
     if (message[0] !== 'c') return;
     for (const listener of this.cancelListeners) {

@@ -4,9 +4,10 @@ import { McpLiteError } from '../../core/errors.js';
 import { type Logger, silentLogger } from '../../core/logger.js';
 import { WORKER_LOST } from '../../core/promises/manager.js';
 import type { PromiseStore, Settlement } from '../../core/promises/store.js';
-import type { JobRunner, PromisedJob, WorkQueue, WorkQueueStats } from '../../core/work-queue.js';
-import { connectRedis, redactUrl, storeUnavailable } from './connection.js';
+import type { JobRunner, LocalSlot, PromisedJob, WorkQueue, WorkQueueStats } from '../../core/work-queue.js';
+import { connectRedis, withReadyRedis } from './connection.js';
 import { JobChannels } from './queue-channels.js';
+import { drop, within } from './queue-shutdown.js';
 
 /** Options of `BullMqWorkQueue`. */
 export interface BullMqWorkQueueOptions {
@@ -18,8 +19,18 @@ export interface BullMqWorkQueueOptions {
   queueName?: string;
   /** Whether this process works jobs too; false makes a pure front. Default true. */
   work?: boolean;
-  /** Most jobs this process runs at once (when `work`). Default 16. */
+  /**
+   * Most jobs this process runs at once (when `work`): this many from the queue, and as many again started here
+   * at once (`localFirst`). Default 16.
+   */
   concurrency?: number;
+  /**
+   * When this process works jobs and has a slot free, a job submitted here runs here at once instead of going
+   * through BullMQ (whose round trips cost Redis about as much as the rest of a promise): under a lease, with the
+   * job kept in the promise store, so that if this process dies another replica takes it over and queues it for
+   * any worker. False sends every job through BullMQ. Default true.
+   */
+  localFirst?: boolean;
   /** How often workers look for jobs whose worker died (BullMQ `stalledInterval`). Default 30 s. */
   stalledIntervalMs?: number;
   /** How long a job's lock lasts unrenewed (BullMQ `lockDuration`). Default 30 s. */
@@ -36,6 +47,9 @@ export interface BullMqWorkQueueOptions {
 
 /** The queue name fronts and workers use unless told otherwise. */
 export const DEFAULT_QUEUE_NAME = 'mcplite-work';
+
+/** How long a job handed back by a stopping process waits before any worker may take it. */
+const HAND_BACK_DELAY_MS = 1000;
 
 /** A job that ends in an error (its worker stopped mid-job) is tried this many times in all. */
 const ATTEMPTS = 3;
@@ -64,8 +78,6 @@ export class BullMqWorkQueue implements WorkQueue {
   private readonly queue: Queue<PromisedJob>;
   /** Partial results between workers and fronts (pub/sub). */
   private readonly channels: JobChannels;
-  /** The last connection error, for the message of `unavailable`. */
-  private lastError = '';
   private worker: Worker<PromisedJob> | undefined;
   private events: QueueEvents | undefined;
   private runner: JobRunner | undefined;
@@ -73,7 +85,8 @@ export class BullMqWorkQueue implements WorkQueue {
   private unsubscribeCancel: (() => void) | undefined;
   private readonly running = new Map<string, AbortController>();
   private readonly handedBack = new Set<string>();
-  private readonly connecting = new Map<Redis, Promise<void>>();
+  /** Jobs running here in a local slot (`reserveLocal`), outside BullMQ. */
+  private here = 0;
   private closed = false;
 
   constructor(options: BullMqWorkQueueOptions) {
@@ -85,9 +98,6 @@ export class BullMqWorkQueue implements WorkQueue {
     this.commands = connectRedis(options.url, { logger: this.logger });
     this.queue = new Queue<PromisedJob>(this.name, { connection: this.commands, prefix: this.prefix });
     this.queue.on('error', (err) => this.logger.debug({ err }, 'work queue error'));
-    this.commands.on('error', (err: Error) => {
-      this.lastError = err.message;
-    });
     const base = `${this.prefix}:${this.name}:partials:`;
     this.channels = new JobChannels(base, this.commands, this.logger, (op, c) => this.redis(op, c));
   }
@@ -117,18 +127,55 @@ export class BullMqWorkQueue implements WorkQueue {
     }
     if (onPartial) await this.channels.listen(job.token, job.expiresAt, onPartial);
     try {
-      await this.redis(() =>
-        this.queue.add('run', job, {
-          jobId: job.token,
-          attempts: ATTEMPTS,
-          removeOnComplete: true,
-          removeOnFail: true,
-        }),
-      );
+      await this.add(job);
     } catch (err) {
       this.channels.stop(job.token);
       throw err;
     }
+  }
+
+  private async add(job: PromisedJob, delay = 0): Promise<void> {
+    await this.redis(() =>
+      this.queue.add('run', job, {
+        jobId: job.token,
+        ...(delay > 0 ? { delay } : {}),
+        attempts: ATTEMPTS,
+        removeOnComplete: true,
+        removeOnFail: true,
+      }),
+    );
+  }
+
+  /**
+   * A slot to run a job here at once (`localFirst`), when this process works jobs and fewer than `concurrency`
+   * run in local slots; undefined otherwise. With Redis unreachable, storing the promise fails first.
+   */
+  reserveLocal(): LocalSlot | undefined {
+    if (this.closed || this.concurrency === 0 || this.options.localFirst === false) return undefined;
+    if (this.here >= this.concurrency) return undefined;
+    this.here += 1;
+    let released = false;
+    return {
+      publish: (token, data) => this.channels.publish(token, { t: 'p', d: data }),
+      release: (token, streamed) => {
+        if (released) return;
+        released = true;
+        this.here -= 1;
+        // Watchers elsewhere stop at the end message; a job that streamed nothing had nobody to tell.
+        if (token && streamed) void this.channels.publish(token, { t: 'e' });
+      },
+    };
+  }
+
+  /**
+   * Queues a job again (its replica died, or this one hands it back), for any worker; its id is its token. Handing
+   * back means this process stops: its own worker first stops taking jobs, so that another one gets it.
+   */
+  async requeue(job: PromisedJob, handingBack = false): Promise<void> {
+    if (!handingBack) return this.add(job);
+    // A fetch already under way can still take it: the job also waits out the moments this worker needs to close.
+    await this.worker?.pause(true);
+    await this.add(job, HAND_BACK_DELAY_MS);
   }
 
   /** A streaming `redeem` on this front: the job's partials, from whichever worker runs it, until it ends. */
@@ -151,7 +198,7 @@ export class BullMqWorkQueue implements WorkQueue {
     const waiting = await this.redis(() =>
       this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed'),
     );
-    return { waiting, running: this.running.size };
+    return { waiting, running: this.running.size + this.here };
   }
 
   /**
@@ -247,64 +294,8 @@ export class BullMqWorkQueue implements WorkQueue {
     this.queue.remove(token).catch(() => {});
   }
 
-  /**
-   * Runs a Redis operation once `client` is ready; any failure becomes `unavailable`. Before its first
-   * connection the client is waited for a little (`connectWaitMs`); a connection that is down fails at once.
-   */
-  private async redis<T>(op: () => Promise<T>, client: Redis = this.commands): Promise<T> {
-    if (client.status === 'connecting' || client.status === 'connect') {
-      // One wait per client, however many calls arrive while it connects.
-      let wait = this.connecting.get(client);
-      if (!wait) {
-        wait = new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            client.off('ready', done).off('error', done);
-            this.connecting.delete(client);
-            resolve();
-          };
-          const timer = setTimeout(done, this.options.connectWaitMs ?? 1000);
-          client.once('ready', done).once('error', done);
-        });
-        this.connecting.set(client, wait);
-      }
-      await wait;
-    }
-    if (client.status !== 'ready') {
-      const why = this.lastError ? `: ${this.lastError}` : ` (${client.status})`;
-      throw unavailable(new Error(`cannot reach ${redactUrl(this.options.url)}${why}`));
-    }
-    try {
-      return await op();
-    } catch (err) {
-      throw unavailable(err);
-    }
+  /** A Redis operation of the queue: `unavailable` at once when Redis cannot be reached (`withReadyRedis`). */
+  private redis<T>(op: () => Promise<T>, client: Redis = this.commands): Promise<T> {
+    return withReadyRedis(client, op, 'The work queue (Redis)', this.options.connectWaitMs ?? 1000);
   }
-}
-
-/** What a front answers when the queue's Redis fails: `unavailable`, the cause kept for the log. */
-function unavailable(err: unknown): McpLiteError {
-  return storeUnavailable(err, 'The work queue (Redis)');
-}
-
-/** Whether `p` settles within `ms`. */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const done = new Promise<boolean>((r) => (timer = setTimeout(r, ms, false)));
-  const settled = await Promise.race([
-    p.then(
-      () => true,
-      () => true,
-    ),
-    done,
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
-
-/** Ends a BullMQ object's connections (its internals, best effort), so that none keeps reconnecting. */
-function drop(owner: unknown): void {
-  const backend = (owner as { backend?: Record<string, { _client?: { disconnect(): void } } | undefined> })
-    .backend;
-  for (const c of [backend?.connection, backend?.blockingConnection]) c?._client?.disconnect();
 }

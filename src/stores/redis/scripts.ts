@@ -64,9 +64,11 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 /**
  * Creates a pending promise with its quotas, in one step.
- * KEYS: record hash, owner's sorted set, the store's sorted set of every record, the sorted set of pending ones.
+ * KEYS: record hash, owner's sorted set, the store's sorted set of every record, the sorted set of pending ones,
+ * the sorted set of leases.
  * ARGV: record JSON (immutable fields), expiresAt, keepUntil (expiresAt + grace), maxPerOwner, maxPromises, token,
- * leaseUntil ('' for none).
+ * leaseUntil ('' for none), the job JSON ('' for none; kept in field `j` for `TAKE_OVER`).
+ * A leased record is also in the leases set, scored by its lease, so that a sweep finds the lapsed ones.
  * The owner's and the pending set are scored by expiresAt, the store's by keepUntil; entries past their score are
  * trimmed here
  * (Redis server time, the clock PEXPIREAT uses), so an expired promise frees its owner's quota without a sweeper,
@@ -82,6 +84,8 @@ if ARGV[7] == '' then
   redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p')
 else
   redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p', 'l', ARGV[7])
+  redis.call('ZADD', KEYS[5], ARGV[7], ARGV[6])
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'j', ARGV[8]) end
 end
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
@@ -97,9 +101,10 @@ return 1
 
 /**
  * Ends a pending promise, exactly once: pending ('p') becomes settled ('s', with the settlement JSON) or
- * cancelled ('c'), drops the lease, and publishes the change so that waiters on every replica wake.
- * KEYS: record hash, the sorted set of pending promises. ARGV: new status, settlement JSON ('' for none), channel,
- * message, token.
+ * cancelled ('c'), drops the lease and the kept job, and publishes the change so that waiters on every replica
+ * wake (and, for a cancel, every replica's cancel listeners).
+ * KEYS: record hash, the sorted set of pending promises, the sorted set of leases. ARGV: new status, settlement
+ * JSON ('' for none), the store's channel (cancels only), message, token, the promise's own channel.
  * Answers 1 when it changed the record, 0 when it was not pending (or is unknown).
  */
 export const FINISH = new LuaScript(`
@@ -109,25 +114,51 @@ if ARGV[2] == '' then
 else
   redis.call('HSET', KEYS[1], 's', ARGV[1], 'x', ARGV[2])
 end
-redis.call('HDEL', KEYS[1], 'l')
+if redis.call('HDEL', KEYS[1], 'l', 'j') > 0 then redis.call('ZREM', KEYS[3], ARGV[5]) end
 redis.call('ZREM', KEYS[2], ARGV[5])
-redis.call('PUBLISH', ARGV[3], ARGV[4])
+redis.call('PUBLISH', ARGV[6], ARGV[4])
+if ARGV[1] == 'c' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 return 1
 `);
 
 /**
- * Moves the lease of the pending promises among KEYS to ARGV[1] (epoch ms); others (finished, unknown) are skipped,
- * so a renewal can never bring back a forgotten record. Answers how many moved.
+ * Moves the lease of the leased pending promises among KEYS[2..] (record hashes) to ARGV[1] (epoch ms), in the
+ * leases set (KEYS[1]) too; others (finished, unknown, taken over) are skipped, so a renewal can never bring back
+ * a forgotten record or a lease another replica took over. ARGV[2]: the length of the record keys' prefix (what
+ * precedes the token). Answers how many moved.
  */
 export const RENEW = new LuaScript(`
 local n = 0
-for _, key in ipairs(KEYS) do
-  if redis.call('HGET', key, 's') == 'p' then
+local skip = tonumber(ARGV[2])
+for i = 2, #KEYS do
+  local key = KEYS[i]
+  local r = redis.call('HMGET', key, 's', 'l')
+  if r[1] == 'p' and r[2] then
     redis.call('HSET', key, 'l', ARGV[1])
+    redis.call('ZADD', KEYS[1], ARGV[1], string.sub(key, skip + 1))
     n = n + 1
   end
 end
 return n
+`);
+
+/**
+ * Takes over a pending promise whose lease ran out (ARGV[2] = '1': at once, handed back by its own replica), so
+ * that exactly one replica does: drops the lease and the kept job and answers the job, or '' when none was kept.
+ * A promise is leased once, at its creation: it can be taken over once. Answers nil when there is nothing to take
+ * over; a token that is not (or no longer) leased leaves the leases set.
+ * KEYS: record hash, the sorted set of leases. ARGV: now (epoch ms), force, token.
+ */
+export const TAKE_OVER = new LuaScript(`
+local r = redis.call('HMGET', KEYS[1], 's', 'l', 'j')
+if r[1] ~= 'p' or not r[2] then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  return nil
+end
+if ARGV[2] ~= '1' and tonumber(r[2]) > tonumber(ARGV[1]) then return nil end
+redis.call('HDEL', KEYS[1], 'l', 'j')
+redis.call('ZREM', KEYS[2], ARGV[3])
+return r[3] or ''
 `);
 
 /**
