@@ -123,6 +123,7 @@ export class LeasedWork {
       if (!taken) return;
       if (taken.job && requeue) {
         try {
+          // A job that does not parse (written by something else) cannot run again: it is lost like the rest.
           await requeue(JSON.parse(taken.job) as PromisedJob, force);
           logger.warn({ token }, force ? 'running work handed back to the queue' : 'lost work queued again');
           return;

@@ -77,44 +77,51 @@ describe.skipIf(!REDIS_URL)('Redis promise store: leased jobs and records settle
     expect(await s.takeOver(r.token, Date.now(), true)).toBeUndefined();
   });
 
-  it('reads a record it settled itself without Redis, sees cancels made elsewhere, and forgets past the grace', async () => {
+  it('reads a record whose work it ran and settled once without Redis, and sees cancels made elsewhere', async () => {
     const [a, b] = [store({ expiredGraceMs: 200 }), store({ expiredGraceMs: 200 })];
     const admin = new Redis(url);
+    const leased = () => record({ leaseUntil: Date.now() + 60_000, expiresAt: Date.now() + 400 });
     try {
-      const mine = record({ expiresAt: Date.now() + 400 });
-      await a.create(mine, quota);
+      const mine = leased();
+      await a.create(mine, quota, JOB);
       await a.settle(mine.token, answer('here'));
-      // The key is gone from Redis, yet this process still answers the settled record it made.
+      // The key is gone from Redis, yet the first read here still answers the settled record; later reads ask Redis.
       await admin.del(`${prefix}p:${mine.token}`);
       expect(await a.get(mine.token)).toMatchObject({ status: 'settled', settlement: answer('here') });
+      expect(await a.get(mine.token)).toBeUndefined();
       expect(await b.get(mine.token)).toBeUndefined();
       // Pending here, cancelled by another replica: the read goes to Redis.
-      const theirs = record();
-      await a.create(theirs, quota);
+      const theirs = leased();
+      await a.create(theirs, quota, JOB);
       expect(await b.cancel(theirs.token)).toBe(true);
       expect(await a.get(theirs.token)).toMatchObject({ status: 'cancelled' });
       expect(await a.settle(theirs.token, answer('late'))).toBe(false);
       expect(await a.get(theirs.token)).toMatchObject({ status: 'cancelled' });
-      // Past expiresAt + grace, the copy is forgotten like the key would be.
+      // Past expiresAt + grace, an unread copy is forgotten like the key.
+      const unread = leased();
+      await a.create(unread, quota, JOB);
+      await a.settle(unread.token, answer('unread'));
       await new Promise((resolve) => setTimeout(resolve, 650));
-      expect(await a.get(mine.token)).toBeUndefined();
+      expect(await a.get(unread.token)).toBeUndefined();
     } finally {
       await admin.quit();
     }
   });
 
-  it('keeps at most recentMax records in memory', async () => {
+  it('keeps at most recentMax records in memory, and none of work it does not run', async () => {
     const s = store({ recentMax: 3 });
     const admin = new Redis(url);
     try {
-      const records = Array.from({ length: 5 }, () => record());
-      for (const r of records) {
+      const records = Array.from({ length: 5 }, () => record({ leaseUntil: Date.now() + 60_000 }));
+      const queued = record();
+      for (const r of [...records, queued]) {
         await s.create(r, quota);
         await s.settle(r.token, answer(r.token));
         await admin.del(`${prefix}p:${r.token}`);
       }
       const known = await Promise.all(records.map((r) => s.get(r.token)));
       expect(known.map((r) => r?.status)).toEqual([undefined, undefined, 'settled', 'settled', 'settled']);
+      expect(await s.get(queued.token)).toBeUndefined();
     } finally {
       await admin.quit();
     }

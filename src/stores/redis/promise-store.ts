@@ -35,8 +35,9 @@ export interface RedisPromiseStoreOptions {
   /** Connection tuning for a store made from `url` (see `connectRedis`). */
   connection?: ConnectRedisOptions;
   /**
-   * How many of the promises this process made it remembers, so that one it settled itself (its work ran here)
-   * is redeemed without a read from Redis: a settled record never changes. Default 10 000; 0 turns it off.
+   * How many promises whose work runs in this process (leased) it remembers until their first read, so that one
+   * it settled itself is redeemed once without a read from Redis (a settled record never changes; later reads go
+   * to Redis). Default 10 000; 0 turns it off.
    */
   recentMax?: number;
 }
@@ -136,7 +137,8 @@ export class RedisPromiseStore implements PromiseStore {
             ? tooManyPromises('caller', quota.maxPerOwner)
             : tooManyPromises('server', this.maxPromises),
       );
-      if (created === 1) this.remember({ ...record });
+      // Only work run here is settled here; a copy read once dies young (kept longer, it would burden the GC).
+      if (created === 1 && leaseUntil !== undefined) this.remember({ ...record });
       return created === 1;
     });
   }
@@ -151,9 +153,9 @@ export class RedisPromiseStore implements PromiseStore {
     }
     // With Redis down, a promise is unavailable like any state, not answered by whichever replica made it.
     if (known && known.status !== 'pending' && this.client.status === 'ready') {
-      // Past its grace Redis has forgotten it: so does this copy.
-      if (known.expiresAt + this.graceMs > Date.now()) return { ...known };
       this.recent.delete(token);
+      // Past its grace Redis has forgotten it: so does this copy.
+      if (known.expiresAt + this.graceMs > Date.now()) return known;
     }
     const [r, s, l, x] = await withRedis(this.client, () =>
       this.client.hmget(this.recordKey(token), 'r', 's', 'l', 'x'),
