@@ -11,7 +11,7 @@ import { Queue } from 'bullmq';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../src/stores/redis/index.js';
-import { runCommand } from './support/cli-process.js';
+import { runCommand, start } from './support/cli-process.js';
 import { readSse } from './support/http-harness.js';
 import { deletePrefix } from './support/scale-cluster.js';
 
@@ -247,6 +247,31 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
       child.child.kill('SIGKILL');
     }
   }, 40_000);
+
+  it('`mcplite serve --redis` runs a long-running call local-first, and through BullMQ with --no-local-first', async () => {
+    const leased = async (flags: string[]) => {
+      const cli = await start(['--demo', '--redis', url!, '--redis-prefix', `${RUN}:cli:`, ...flags], {
+        MCPLITE_SECRET: 'shared',
+      });
+      try {
+        const token = await promiseOf(`${cli.base}rpc`, 'analyze_dataset', {
+          dataset_id: 'all',
+          analysis_type: 'summary',
+        });
+        const observer = new RedisPromiseStore({ url: url!, prefix: `${RUN}:cli:`, recentMax: 0 });
+        open.push(observer);
+        const record = await observer.get(token);
+        expect(record?.status).toBe('pending');
+        expect((await redeem(`${cli.base}rpc`, token, 20_000))._meta.response_type).toBe('answer');
+        return record?.leaseUntil !== undefined;
+      } finally {
+        cli.child.kill('SIGTERM');
+        await cli.exited;
+      }
+    };
+    expect(await leased([])).toBe(true);
+    expect(await leased(['--no-local-first'])).toBe(false);
+  }, 60_000);
 });
 
 /** `store` with every settle that changed a record counted. */
