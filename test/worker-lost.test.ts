@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.js';
 import { RedisPromiseStore } from '../src/stores/redis/index.js';
 import { ROOT } from './support/cli-process.js';
+import { deletePrefix } from './support/scale-cluster.js';
 
 const url = process.env.REDIS_URL;
 if (!url) console.warn('worker-lost tests skipped: REDIS_URL is not set (CI sets it; see .ci/run)');
@@ -22,6 +23,7 @@ describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
   });
   afterAll(async () => {
     await observer?.close();
+    await deletePrefix(url!, prefix);
   });
 
   it('stays pending while its replica renews the lease, settles as worker_lost after a kill -9', async () => {

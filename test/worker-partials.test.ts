@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../src/stores/redis/index.js';
 import { readSse } from './support/http-harness.js';
+import { deletePrefix } from './support/scale-cluster.js';
 
 const url = process.env.REDIS_URL;
 if (!url) console.warn('worker-partials tests skipped: REDIS_URL is not set (CI sets it; see .ci/run)');
@@ -52,6 +53,7 @@ describe.skipIf(!url)('partials of work a worker runs reach the streaming client
   afterAll(async () => {
     await running?.close(1000);
     await worker?.close();
+    await deletePrefix(url!, prefix);
   });
 
   it('streams the worker-made partials to a waiting redeem, then the answer', async () => {
