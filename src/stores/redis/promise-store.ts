@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type {
   PromiseQuota,
@@ -8,13 +7,8 @@ import type {
   Settlement,
 } from '../../core/promises/store.js';
 import { tooManyPromises } from '../bound-errors.js';
-import {
-  type ConnectRedisOptions,
-  quitRedis,
-  redisSubscriber,
-  storeClient,
-  withRedis,
-} from './connection.js';
+import { type ConnectRedisOptions, quitRedis, storeClient, withRedis } from './connection.js';
+import { PromiseEvents } from './promise-events.js';
 import { COUNT_PENDING, CREATE, FINISH, RENEW, refusing, TAKE_OVER } from './scripts.js';
 
 /** Options of the Redis promise store. Give `url` or `client`. */
@@ -43,7 +37,6 @@ export interface RedisPromiseStoreOptions {
 }
 
 const STATUS: Record<string, PromiseStatus> = { p: 'pending', s: 'settled', c: 'cancelled' };
-const RESYNC = Symbol('resync');
 
 /**
  * Promises in Redis, shared by every replica that uses the same Redis and prefix.
@@ -59,24 +52,18 @@ const RESYNC = Symbol('resync');
  * - channel `P w:<token>`: `s:<token>` (settled) or `c:<token>` (cancelled), for whoever waits on that promise;
  *   channel `P events`: `c:<token>` again, for every replica's cancel listeners.
  *
- * Every change is one Lua script (scripts.ts), so replicas never race. Waiting uses the channels: one subscriber
- * connection per store, a promise's channel subscribed only while someone here waits on it (a settlement nobody
- * waits for costs no message), fanned out locally. Every method rejects with `unavailable` at once when Redis is down,
+ * Every change is one Lua script (scripts.ts), so replicas never race. Waiting and cancels use the channels
+ * (promise-events.ts). Every method rejects with `unavailable` at once when Redis is down,
  * and works again when ioredis has reconnected. Single Redis (or Sentinel) only: the scripts touch several keys
  * without a hash tag, which Redis Cluster would refuse.
  */
 export class RedisPromiseStore implements PromiseStore {
   private readonly client: Redis;
-  private readonly subscriber: Redis;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
-  private readonly channel: string;
   private readonly graceMs: number;
   private readonly maxPromises: number;
-  private readonly events = new EventEmitter();
-  private readonly cancelListeners = new Set<(token: string) => void>();
-  /** The promise channels subscribed here, with how many waiters need each and the SUBSCRIBE's reply. */
-  private readonly watched = new Map<string, { waiters: number; subscribed: Promise<unknown> }>();
+  private readonly events: PromiseEvents;
   /** Records of promises made here (insertion order, at most `recentMax`), settled ones read without Redis. */
   private readonly recent = new Map<string, PromiseRecord>();
   private readonly recentMax: number;
@@ -86,15 +73,11 @@ export class RedisPromiseStore implements PromiseStore {
 
   constructor(options: RedisPromiseStoreOptions) {
     this.prefix = options.prefix ?? 'mcplite:';
-    this.channel = `${this.prefix}events`;
     this.graceMs = options.expiredGraceMs ?? 600_000;
     this.maxPromises = options.maxPromises ?? 1_000_000;
     this.recentMax = options.recentMax ?? 10_000;
     ({ client: this.client, owned: this.ownsClient } = storeClient('RedisPromiseStore', options));
-    this.events.setMaxListeners(0);
-    this.subscriber = redisSubscriber(this.client);
-    this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    this.subscriber.on('ready', () => void this.subscribe());
+    this.events = new PromiseEvents(this.client, this.prefix);
   }
 
   /**
@@ -102,9 +85,7 @@ export class RedisPromiseStore implements PromiseStore {
    * nobody waits. For tests.
    */
   get waiterCount(): number {
-    let n = this.watched.size;
-    for (const name of this.events.eventNames()) n += this.events.listenerCount(name);
-    return n;
+    return this.events.waiterCount;
   }
 
   async create(record: PromiseRecord, quota: PromiseQuota, job?: string): Promise<boolean> {
@@ -228,49 +209,25 @@ export class RedisPromiseStore implements PromiseStore {
     const deadline = Date.now() + Math.max(0, timeoutMs);
     let record = await this.get(token);
     if (record?.status !== 'pending' || timeoutMs <= 0 || signal?.aborted) return record;
-    const event = `t:${token}`;
-    let woken = false;
-    let wake: (() => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const onEvent = () => {
-      woken = true;
-      wake?.();
-    };
-    // Subscribed before reading again: a change published while the read is in flight still wakes this waiter.
-    this.events.on(event, onEvent);
-    this.events.on(RESYNC, onEvent);
-    signal?.addEventListener('abort', onEvent);
-    const unwatch = this.watch(token);
+    // Listening before reading again: a change published while the read is in flight still wakes this waiter.
+    const waiter = this.events.waiter(token, signal);
     try {
-      await unwatch.subscribed(deadline - Date.now());
+      await waiter.subscribed(deadline - Date.now());
       for (;;) {
-        woken = false;
+        waiter.reset();
         record = await this.get(token);
         const left = deadline - Date.now();
         if (record?.status !== 'pending' || left <= 0 || signal?.aborted) return record;
-        // Not subscribed yet (or resubscribing): the RESYNC sent once subscribed wakes this loop to read again.
-        if (!woken) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            timer = setTimeout(resolve, left);
-          });
-          clearTimeout(timer);
-          wake = undefined;
-          if (this.closed) return record;
-        }
+        await waiter.changed(left);
+        if (this.closed) return record;
       }
     } finally {
-      clearTimeout(timer);
-      unwatch.done();
-      this.events.off(event, onEvent);
-      this.events.off(RESYNC, onEvent);
-      signal?.removeEventListener('abort', onEvent);
+      waiter.done();
     }
   }
 
   onCancel(listener: (token: string) => void): () => void {
-    this.cancelListeners.add(listener);
-    return () => this.cancelListeners.delete(listener);
+    return this.events.onCancel(listener);
   }
 
   async pendingCount(): Promise<number> {
@@ -287,9 +244,7 @@ export class RedisPromiseStore implements PromiseStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.events.emit(RESYNC);
-    this.cancelListeners.clear();
-    await Promise.all([quitRedis(this.subscriber), this.ownsClient ? quitRedis(this.client) : undefined]);
+    await Promise.all([this.events.close(), this.ownsClient ? quitRedis(this.client) : undefined]);
   }
 
   private get leasesKey(): string {
@@ -303,43 +258,6 @@ export class RedisPromiseStore implements PromiseStore {
     if (this.recent.size > this.recentMax) this.recent.delete(this.recent.keys().next().value!);
   }
 
-  /**
-   * Subscribes to a promise's channel while someone here waits on it (one SUBSCRIBE however many wait).
-   * `subscribed(ms)` resolves once Redis confirmed, or after `ms` (a slow subscription only delays a wake-up);
-   * `done()` ends this waiter's need.
-   */
-  private watch(token: string): { subscribed(ms: number): Promise<void>; done(): void } {
-    const channel = this.waitChannel(token);
-    let entry = this.watched.get(token);
-    if (!entry) {
-      const subscribed = this.subscriber.subscribe(channel).catch(() => undefined);
-      entry = { waiters: 0, subscribed };
-      this.watched.set(token, entry);
-    }
-    entry.waiters += 1;
-    const { subscribed } = entry;
-    let done = false;
-    return {
-      subscribed: async (ms) => {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([subscribed, new Promise((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
-        clearTimeout(timer);
-      },
-      done: () => {
-        if (done) return;
-        done = true;
-        const current = this.watched.get(token);
-        if (!current || --current.waiters > 0) return;
-        this.watched.delete(token);
-        if (!this.closed) this.subscriber.unsubscribe(channel).catch(() => {});
-      },
-    };
-  }
-
-  private waitChannel(token: string): string {
-    return `${this.prefix}w:${token}`;
-  }
-
   private recordKey(token: string): string {
     return `${this.prefix}p:${token}`;
   }
@@ -349,40 +267,10 @@ export class RedisPromiseStore implements PromiseStore {
       const changed = await FINISH.run(
         this.client,
         [this.recordKey(token), `${this.prefix}pending`, this.leasesKey],
-        [status, settlement, this.channel, `${status}:${token}`, token, this.waitChannel(token)],
+        [status, settlement, this.events.channel, `${status}:${token}`, token, this.events.channelOf(token)],
       );
       return changed === 1;
     });
-  }
-
-  private async subscribe(): Promise<void> {
-    try {
-      // SUBSCRIBE again after a reconnection even if ioredis resubscribes: it is idempotent, and awaiting it
-      // tells when messages flow again.
-      await this.subscriber.subscribe(this.channel);
-      // Changes published while unsubscribed were missed: every waiter reads its record again.
-      this.events.emit(RESYNC);
-    } catch {
-      // The connection dropped again; the next 'ready' retries.
-    }
-  }
-
-  private onMessage(channel: string, message: string): void {
-    if (message.length < 3 || message[1] !== ':') return;
-    const token = message.slice(2);
-    if (channel !== this.channel) {
-      if (channel === this.waitChannel(token)) this.events.emit(`t:${token}`);
-      return;
-    }
-    this.events.emit(`t:${token}`);
-    if (message[0] !== 'c') return;
-    for (const listener of this.cancelListeners) {
-      try {
-        listener(token);
-      } catch {
-        // A listener's failure is its own; the others still hear of the cancellation.
-      }
-    }
   }
 }
 

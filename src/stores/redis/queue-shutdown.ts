@@ -1,5 +1,5 @@
-// Shutdown helpers of the BullMQ queue (queue.ts): BullMQ waits for Redis forever when it is down, so closing is
-// bounded here.
+// Bounded waits: the BullMQ queue's shutdown (queue.ts; BullMQ waits for Redis forever when it is down) and the
+// promise store's waiters (promise-events.ts).
 
 /** Whether `p` settles within `ms`. */
 export async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
