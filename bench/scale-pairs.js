@@ -314,23 +314,3 @@ function percentile(sorted, q) {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
-
-/** An ioredis client for the measurements and the clean-up, or undefined when Redis does not answer. */
-export async function redisClient() {
-  const { Redis } = await import('ioredis');
-  const client = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return client;
-  } catch {
-    client.disconnect();
-    return undefined;
-  }
-}

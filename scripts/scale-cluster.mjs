@@ -395,10 +395,11 @@ export class RedisServer {
   }
 }
 
-/** Deletes the keys under `prefix` (SCAN + UNLINK; never FLUSHALL): a run's leftovers on a shared Redis. */
-export async function deletePrefix(redisUrl, prefix) {
-  if (!prefix || prefix.length < 8)
-    throw new Error(`refusing to delete keys under a short prefix "${prefix}"`);
+/**
+ * An ioredis client for bookkeeping (clean-up, measurements): connected, or rejected within about 2 s when Redis
+ * does not answer; it never retries. The caller disconnects it.
+ */
+export async function connectAdmin(redisUrl) {
   const { Redis } = await import('ioredis');
   const client = new Redis(redisUrl, {
     lazyConnect: true,
@@ -409,6 +410,19 @@ export async function deletePrefix(redisUrl, prefix) {
   client.on('error', () => undefined);
   try {
     await client.connect();
+    return client;
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  }
+}
+
+/** Deletes the keys under `prefix` (SCAN + UNLINK; never FLUSHALL): a run's leftovers on a shared Redis. */
+export async function deletePrefix(redisUrl, prefix) {
+  if (!prefix || prefix.length < 8)
+    throw new Error(`refusing to delete keys under a short prefix "${prefix}"`);
+  const client = await connectAdmin(redisUrl);
+  try {
     let cursor = '0';
     do {
       const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);

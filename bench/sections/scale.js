@@ -11,7 +11,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { deletePrefix, freePort, HAPROXY, spawnProcess, waitForPort } from '../../scripts/scale-cluster.mjs';
+import {
+  connectAdmin,
+  deletePrefix,
+  freePort,
+  HAPROXY,
+  spawnProcess,
+  waitForPort,
+} from '../../scripts/scale-cluster.mjs';
 import {
   allClean,
   describeLoad,
@@ -28,7 +35,6 @@ import {
   measurePairs,
   measureStoreAlone,
   redeemAnswer,
-  redisClient,
   startScaleServer,
 } from '../scale-pairs.js';
 import {
@@ -56,7 +62,7 @@ export default async function run() {
     `\n## Scale-out on Redis (${REDIS_URL}; this machine: ${CORES} cores, load average ` +
       `${loadavg()[0].toFixed(1)} at the start: other work on it slows every contender alike, not the ratios)`,
   );
-  const redis = await redisClient();
+  const redis = await connectAdmin(REDIS_URL).catch(() => undefined);
   if (!redis) {
     // Not a failure of mcplite: a machine without Redis cannot run this section (CI has one, REDIS_URL).
     console.log(`Redis does not answer at ${REDIS_URL}: section SKIPPED`);

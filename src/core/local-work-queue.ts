@@ -1,4 +1,5 @@
 import { McpLiteError } from './errors.js';
+import { KeyedListeners } from './keyed-listeners.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { PromiseStore } from './promises/store.js';
@@ -31,7 +32,7 @@ export class LocalWorkQueue implements WorkQueue {
   private readonly waiting: Waiting[] = [];
   private readonly running = new Map<string, AbortController>();
   /** Streaming redeems waiting on a job, by token (dropped when the job ends). */
-  private readonly watchers = new Map<string, Set<(data: unknown) => void | Promise<void>>>();
+  private readonly watchers = new KeyedListeners<unknown>();
   private runner: JobRunner | undefined;
   private store: PromiseStore | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -71,16 +72,8 @@ export class LocalWorkQueue implements WorkQueue {
   ): Promise<() => void> {
     const known = this.running.has(token) || this.waiting.some((w) => w.job.token === token);
     if (!known) return () => {};
-    let set = this.watchers.get(token);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(token, set);
-    }
-    set.add(onPartial);
-    return () => {
-      set.delete(onPartial);
-      if (set.size === 0 && this.watchers.get(token) === set) this.watchers.delete(token);
-    };
+    // A watcher's failure is its own: the job and the other watchers go on.
+    return this.watchers.add(token, (data) => void Promise.resolve(onPartial(data)).catch(() => {}));
   }
 
   async stats(): Promise<WorkQueueStats> {
@@ -107,8 +100,7 @@ export class LocalWorkQueue implements WorkQueue {
     this.running.set(job.token, controller);
     // Partials go to the submitting call and to every streaming redeem that waits for this job.
     const fanout = (data: unknown): void | Promise<void> => {
-      const watching = this.watchers.get(job.token);
-      if (watching) for (const w of watching) void Promise.resolve(w(data)).catch(() => {});
+      this.watchers.emit(job.token, data);
       return onPartial?.(data);
     };
     this.runner!(job, controller.signal, fanout)

@@ -1,4 +1,5 @@
 import { McpLiteError } from '../core/errors.js';
+import { KeyedListeners } from '../core/keyed-listeners.js';
 import type { ResponseWaiter, ServerResponse, SessionEvent, SessionMessage } from '../core/session-state.js';
 
 /**
@@ -7,35 +8,8 @@ import type { ResponseWaiter, ServerResponse, SessionEvent, SessionMessage } fro
  * directly, the Redis store from its pub/sub channel.
  */
 
-/** The listeners of each session's messages (`SessionStateStore.listen`). */
-export class SessionListeners {
-  private readonly listeners = new Map<string, Set<(message: SessionMessage) => void>>();
-
-  /** Adds a listener of `sessionId`'s messages; answers the function that removes it. */
-  add(sessionId: string, listener: (message: SessionMessage) => void): () => void {
-    let set = this.listeners.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(sessionId, set);
-    }
-    set.add(listener);
-    return () => {
-      const s = this.listeners.get(sessionId);
-      s?.delete(listener);
-      if (s?.size === 0) this.listeners.delete(sessionId);
-    };
-  }
-
-  /** Hands a message to every listener of the session. */
-  emit(sessionId: string, message: SessionMessage): void {
-    const set = this.listeners.get(sessionId);
-    if (set) for (const l of [...set]) l(message);
-  }
-
-  clear(): void {
-    this.listeners.clear();
-  }
-}
+/** The listeners of each session's messages (`SessionStateStore.listen`), by session id. */
+export class SessionListeners extends KeyedListeners<SessionMessage> {}
 
 /** The server requests waiting in this process for their response (`SessionStateStore.awaitResponse`). */
 export class ResponseWaiters {

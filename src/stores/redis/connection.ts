@@ -83,14 +83,20 @@ export function storeUnavailable(err: unknown, what = 'The state store (Redis)')
 /**
  * Runs one Redis operation, turning any failure into `storeUnavailable`. Before the first connection (a store
  * used right after it was made) it waits for the client to be ready, at most `readyWaitMs`; once the client has
- * been ready, a lost connection is not waited for: the command fails fast.
+ * been ready, a lost connection is not waited for: the command fails fast. `what` names the state in the
+ * message (default "The state store (Redis)").
  */
-export async function withRedis<T>(client: Redis, op: () => Promise<T>, readyWaitMs = 500): Promise<T> {
+export async function withRedis<T>(
+  client: Redis,
+  op: () => Promise<T>,
+  readyWaitMs = 500,
+  what?: string,
+): Promise<T> {
   try {
     await untilReady(client, readyWaitMs);
     return await op();
   } catch (err) {
-    throw storeUnavailable(err);
+    throw storeUnavailable(err, what);
   }
 }
 
@@ -99,22 +105,18 @@ export async function withRedis<T>(client: Redis, op: () => Promise<T>, readyWai
  * the first wait is over, a client that is not ready fails at once, saying why (its last connection error).
  * `what` names the state in the message (see `storeUnavailable`).
  */
-export async function withReadyRedis<T>(
+export function withReadyRedis<T>(
   client: Redis,
   op: () => Promise<T>,
   what: string,
   readyWaitMs = 500,
 ): Promise<T> {
-  try {
-    await untilReady(client, readyWaitMs);
-    if (client.status !== 'ready') {
-      const why = lastErrors.get(client);
-      throw new Error(`cannot reach Redis${why ? `: ${why}` : ` (${client.status})`}`);
-    }
-    return await op();
-  } catch (err) {
-    throw storeUnavailable(err, what);
-  }
+  const guarded = () => {
+    if (client.status === 'ready') return op();
+    const why = lastErrors.get(client);
+    throw new Error(`cannot reach Redis${why ? `: ${why}` : ` (${client.status})`}`);
+  };
+  return withRedis(client, guarded, readyWaitMs, what);
 }
 
 /** Where a store's Redis is: a shared `client`, or a `url` to open one with `connectRedis`. */
