@@ -10,11 +10,12 @@ export const CANCEL_TOOL = 'cancel';
 
 /**
  * How a system tool is answered: by core itself, with its outcome and how long it took. `caller` is the
- * `callerKey` of whoever calls: another principal's promise is unknown to it.
+ * `callerKey` of whoever calls: another principal's promise is unknown to it. `signal` gives the client's signal,
+ * read only by a call that has to wait (a binding makes its signal lazily, and most redeems never wait).
  */
 export type SystemCall = (
   args: Record<string, unknown>,
-  signal: AbortSignal | undefined,
+  signal: () => AbortSignal | undefined,
   caller: string,
   onPartial?: (data: unknown) => void | Promise<void>,
 ) => Promise<{ outcome: Outcome; processingTimeMs: number }>;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { AsyncQueue } from '../bindings/common/async-queue.js';
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralRequest, NeutralResponse } from '../core/http.js';
+import { randomId } from '../core/random-id.js';
 import { type Snippets, snippetsFor } from './snippets.js';
 import {
   type CallOptions,
@@ -188,7 +188,7 @@ export class InspectorApi {
   private keep(tool: string, next: NonNullable<TargetReply['continue']>): string | undefined {
     this.sweep();
     if (this.pending.size >= this.maxPending) return undefined;
-    const id = randomBytes(16).toString('base64url');
+    const id = randomId(16, 'base64url');
     this.pending.set(id, { continue: next, tool, expires: Date.now() + this.ttlMs });
     return id;
   }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../core/random-id.js';
 import {
   ownedBy,
   type ResponseWaiter,
@@ -67,7 +67,7 @@ export class MemorySessionStore implements SessionStateStore {
     if (held >= counts.maxSessionsPerCaller) throw tooManyForCaller(counts.maxSessionsPerCaller);
     if (count.total >= counts.maxSessions) throw tooMany(counts.maxSessions);
     const record: SessionRecord = {
-      id: randomBytes(16).toString('hex'),
+      id: randomId(16, 'hex'),
       owner: init.owner,
       revision: init.revision,
       clientCapabilities: init.clientCapabilities,

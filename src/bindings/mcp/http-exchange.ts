@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../core/auth.js';
 import type { NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
+import { randomId } from '../../core/random-id.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import { JSON_HEADERS, SSE_HEADERS } from '../common/http-reply.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
@@ -111,7 +111,7 @@ export class HttpExchange implements Exchange {
 
   /** Names this response's stream among the session's events (only streams need one). */
   private streamId(): string {
-    this.streamIdValue ??= randomBytes(6).toString('hex');
+    this.streamIdValue ??= randomId(6, 'hex');
     return this.streamIdValue;
   }
 

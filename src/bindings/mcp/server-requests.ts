@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { McpLiteError } from '../../core/errors.js';
+import { randomId } from '../../core/random-id.js';
 import type { SessionStateStore } from '../../core/session-state.js';
 import type { JsonRpcId } from '../common/jsonrpc.js';
 
@@ -23,7 +23,7 @@ export class ServerRequests {
    */
   async ask(signal: AbortSignal | undefined, send: (id: string) => void): Promise<unknown> {
     signal?.throwIfAborted();
-    const id = `srv-${randomBytes(12).toString('base64url')}`;
+    const id = `srv-${randomId(12, 'base64url')}`;
     const waiter = await this.store.awaitResponse(id, this.timeoutMs);
     return new Promise<unknown>((resolve, reject) => {
       const fail = (reason: unknown) => {

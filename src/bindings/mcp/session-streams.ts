@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../../core/random-id.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import type { McpSession, SessionHub } from './sessions.js';
 
@@ -18,7 +18,7 @@ export async function openSessionStream(
   keepAliveMs: number,
 ): Promise<{ queue: AsyncQueue<string>; end: () => void }> {
   const store = hub.store;
-  const holder = randomBytes(8).toString('hex');
+  const holder = randomId(8, 'hex');
   const queue = new AsyncQueue<string>();
   // Until the replay is out, live events wait here (and those the replay carries are not sent twice).
   let buffered: Array<{ id: string; chunk: string }> | undefined = [];

@@ -94,18 +94,19 @@ export class PromiseManager {
 
   /**
    * The final outcome of a promise, or a fresh promise when it is still running (after waiting up to waitMs).
-   * `caller` (`callerKey`) must be allowed to see it (see `visibleTo`).
+   * `caller` (`callerKey`) must be allowed to see it (see `visibleTo`). `signal` gives the signal that ends the
+   * wait early; it is asked for only when the redeem has to wait.
    */
   async redeem(
     token: unknown,
     waitMs: number,
-    signal?: AbortSignal,
+    signal?: () => AbortSignal | undefined,
     caller?: string,
   ): Promise<{ outcome: Outcome; processingTimeMs: number }> {
     let record = await this.find(token, caller);
     if (record.status === 'pending' && waitMs > 0) {
       const waited = Math.min(waitMs, MAX_REDEEM_WAIT_MS);
-      record = (await this.options.store.waitSettled(record.token, waited, signal)) ?? record;
+      record = (await this.options.store.waitSettled(record.token, waited, signal?.())) ?? record;
       record = await this.leased.check(record);
     }
     if (record.status === 'cancelled') {

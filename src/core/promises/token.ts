@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomId } from '../random-id.js';
 
 const PREFIX = 'prom_';
 /** 24 random bytes = 192 bits from the CSPRNG; base64url gives 32 characters. */
@@ -7,7 +7,7 @@ const TOKEN_PATTERN = /^prom_[A-Za-z0-9_-]{32}$/;
 
 /** A fresh, unguessable, opaque promise token. */
 export function newPromiseToken(): string {
-  return PREFIX + randomBytes(RANDOM_BYTES).toString('base64url');
+  return PREFIX + randomId(RANDOM_BYTES, 'base64url');
 }
 
 /** Whether a string has the shape of a token (checked before any store lookup). */

@@ -1,4 +1,4 @@
-import { FULL, LuaScript, NOW } from './scripts.js';
+import { FULL, KEEP_UNTIL, LuaScript, NOW } from './scripts.js';
 
 /**
  * The Lua scripts of the Redis session store (`session-store.ts`): each state change is one atomic step, so that
@@ -136,7 +136,7 @@ return 0
  * Checks the task bounds and, when ARGV[3] is given, keeps a new task. KEYS: the store's task set, the owner's.
  * ARGV: maxTasksPerCaller, maxTasks, task key ('' to only check), task id, data JSON, expiresAt.
  */
-export const ADD_TASK = new LuaScript(`${NOW}
+export const ADD_TASK = new LuaScript(`${NOW}${KEEP_UNTIL}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[1]) then return redis.error_reply('${FULL.caller}') end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -145,8 +145,7 @@ if ARGV[3] == '' then return 0 end
 redis.call('SET', ARGV[3], ARGV[5], 'PXAT', ARGV[6])
 for i = 1, 2 do
   redis.call('ZADD', KEYS[i], ARGV[6], ARGV[4])
-  local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', KEYS[i], last[2])
+  keepUntil(KEYS[i], ARGV[6])
 end
 return 1
 `);
@@ -154,11 +153,10 @@ return 1
 /** Replaces a kept task's data and expiry. KEYS: task key, store's set, owner's set. ARGV: id, data, expiresAt. */
 export const PUT_TASK = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[3])
+${NOW}${KEEP_UNTIL}redis.call('SET', KEYS[1], ARGV[2], 'PXAT', ARGV[3])
 for i = 2, 3 do
   redis.call('ZADD', KEYS[i], ARGV[3], ARGV[1])
-  local last = redis.call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', KEYS[i], last[2])
+  keepUntil(KEYS[i], ARGV[3])
 end
 return 1
 `);

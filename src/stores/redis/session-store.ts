@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { randomId } from '../../core/random-id.js';
 import {
   type ResponseWaiter,
   type ServerResponse,
@@ -98,7 +98,7 @@ export class RedisSessionStore implements SessionStateStore {
   }
 
   async create(init: SessionInit, counts: SessionCountBounds = this.bounds): Promise<SessionRecord> {
-    const id = randomBytes(16).toString('hex');
+    const id = randomId(16, 'hex');
     const kind = init.kind ?? 'mcp';
     const dialect = sessionDialect(init.dialect);
     const created = await this.run(() =>
