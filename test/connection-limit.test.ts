@@ -87,7 +87,7 @@ describe('connection limit (node:http)', () => {
     if (first503) {
       expect(first503.status).toBe(503);
       expect(first503.headers.get('retry-after')).toBe('1');
-      expect((await first503.json()).error.code).toBe(-32005);
+      expect((await first503.json()).error).toMatchObject({ code: -32603, data: { reason: 'unavailable' } });
     }
     for (const s of sockets.splice(0)) s.destroy();
     let status: number | 'closed' = 'closed';

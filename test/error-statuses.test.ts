@@ -76,7 +76,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 }
 
 describe.each([
-  ['down', 503, -32005, status.UNAVAILABLE],
+  ['down', 503, -32603, status.UNAVAILABLE],
   ['full', 429, -32004, status.RESOURCE_EXHAUSTED],
 ] as const)('a tool that throws as %s', (tool, httpStatus, rpcCode, grpcStatus) => {
   it('gets the same status on MCP-lite HTTP, on /mcp (handshake and stateless) and on gRPC', async () => {

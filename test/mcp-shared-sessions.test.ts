@@ -491,7 +491,7 @@ describe('a session store whose Redis is down', () => {
       const init = await initialize(running.url);
       expect(init.status).toBe(503);
       const body = await init.json();
-      expect(body.error.code).toBe(-32005);
+      expect(body.error).toMatchObject({ code: -32603, data: { reason: 'unavailable' } });
       expect(body.error.message).toContain('The state store (Redis) is unavailable');
       const named = await post(running.url, request('ping'), 'a-session-id');
       expect(named.status).toBe(503);

@@ -540,10 +540,9 @@ describe.skipIf(skipReason !== undefined)('scale-out: Redis killed and restarted
     const refused = await callTool(f.rpcUrl, 'analyze_dataset', ANALYSIS, {}, 5000);
     expect(Date.now() - started, 'answered at once, not after a timeout').toBeLessThan(3000);
     const code = refused.body?.error?.code;
-    expect(refused.status === 503 || code === -32603 || code === -32005, JSON.stringify(refused.body)).toBe(
-      true,
-    );
-    expect([-32603, -32005]).toContain(code);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(code).toBe(-32603);
+    expect(refused.body.error?.data?.reason).toBe('unavailable');
     expect(refused.body.error?.message).toMatch(/state store|redis/i);
 
     const echo = await callTool(f.rpcUrl, 'echo', { message: 'still here' }, {}, 5000);

@@ -12,7 +12,11 @@ const OVER_LIMIT = Symbol('mcplite.overLimit');
 const OVER_LIMIT_BODY = JSON.stringify({
   jsonrpc: '2.0',
   id: null,
-  error: { code: -32005, message: 'Service Unavailable: too many connections, retry shortly' },
+  error: {
+    code: -32603,
+    message: 'Service Unavailable: too many connections, retry shortly',
+    data: { reason: 'unavailable' },
+  },
 });
 
 /** Whether the request's connection was accepted past the limit (marked on accept, one property read). */

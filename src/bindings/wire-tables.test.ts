@@ -5,6 +5,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
+import { fromJsonRpcError } from '../client/wire-errors.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
 import { DRAFT_INVALID_PARAMS, DRAFT_JSON_RPC_CODE, draftError } from './draft-dialect/wire.js';
 import { GRPC_STATUS, toGrpcError } from './grpc/wire.js';
@@ -102,7 +103,9 @@ describe.each([...ERROR_CODES])('an McpLiteError with code %s', (code) => {
   const err = new McpLiteError(code, `message of ${code}`, { hint: 'kept' });
 
   it('reads on MCP-lite HTTP as its table says', () => {
-    expect(toRpcError(err)).toEqual({ code: LITE_JSON_RPC_CODE[code], message: err.message, data: err.data });
+    // unavailable shares -32603 with internal and says which in data.reason.
+    const data = code === 'unavailable' ? { reason: 'unavailable', ...err.data } : err.data;
+    expect(toRpcError(err)).toEqual({ code: LITE_JSON_RPC_CODE[code], message: err.message, data });
   });
 
   it('reads on /mcp as its tables say, on both kinds of revision', () => {
@@ -161,6 +164,18 @@ describe('the tables agree where the issue says they must', () => {
     expect(LITE_HTTP_STATUS.unavailable).toBe(503);
     expect(LITE_HTTP_STATUS.resource_exhausted).toBe(429);
     expect(GRPC_STATUS.resource_exhausted).toBe(status.RESOURCE_EXHAUSTED);
+  });
+
+  it('answers unavailable -32603 as the issue says, told from internal by data.reason, and read back so', () => {
+    const down = new McpLiteError('unavailable', 'The state store (Redis) is unavailable: refused');
+    for (const error of [toRpcError(down), toMcpError(down, false), toMcpError(down, true)]) {
+      expect(error).toMatchObject({ code: -32603, data: { reason: 'unavailable' } });
+      expect(fromJsonRpcError(error).code).toBe('unavailable');
+    }
+    const fault = toRpcError(new McpLiteError('internal', 'Internal error'));
+    expect(fault.code).toBe(-32603);
+    expect(fromJsonRpcError(fault).code).toBe('internal');
+    expect(GRPC_STATUS.unavailable).toBe(status.UNAVAILABLE);
   });
 
   it('refuses rate_limited natively everywhere: 429 over HTTP, RESOURCE_EXHAUSTED over gRPC', () => {

@@ -12,6 +12,7 @@ const BY_JSON_RPC: Readonly<Record<number, ErrorCode>> = {
   [-32002]: 'unauthenticated',
   [-32003]: 'forbidden',
   [-32004]: 'resource_exhausted',
+  // Servers before -32603 (with data.reason) answered unavailable so.
   [-32005]: 'unavailable',
   [-32029]: 'resource_exhausted',
   [-32020]: 'header_mismatch',
@@ -31,6 +32,7 @@ export function fromJsonRpcError(error: unknown): McpLiteError {
   if (code === 'method_not_found' && data && 'requested_tool' in data) code = 'tool_not_found';
   if (code === 'invalid_params' && data?.reason === 'unknown') code = 'promise_not_found';
   if (code === 'invalid_params' && data?.reason === 'expired') code = 'promise_expired';
+  if (code === 'internal' && data?.reason === 'unavailable') code = 'unavailable';
   const message = typeof e.message === 'string' ? e.message : 'Error';
   return new McpLiteError(code, message, {
     ...data,

@@ -63,7 +63,14 @@ export function validateRequest(message: unknown): JsonRpcRequest {
   return m as unknown as JsonRpcRequest;
 }
 
-/** The error object for an McpLiteError, coded by `codes`. `data.id`, used only to route the answer, is not sent. */
+/** `data.reason` of an `unavailable` error, whose JSON-RPC code (-32603) is also `internal`'s. */
+export const UNAVAILABLE_REASON = 'unavailable';
+
+/**
+ * The error object for an McpLiteError, coded by `codes`. `data.id`, used only to route the answer, is not sent.
+ * `unavailable` (a store unreachable, a server shutting down) shares -32603 with `internal` and says so in
+ * `data.reason: "unavailable"`, so that a client can tell "retry later" from a fault.
+ */
 export function toJsonRpcError(err: McpLiteError, codes: JsonRpcCodes): JsonRpcErrorObject {
   const code = codes[err.code];
   let data = err.data;
@@ -71,6 +78,7 @@ export function toJsonRpcError(err: McpLiteError, codes: JsonRpcCodes): JsonRpcE
     const { id: _id, ...rest } = data;
     data = Object.keys(rest).length ? rest : undefined;
   }
+  if (err.code === 'unavailable') data = { reason: UNAVAILABLE_REASON, ...data };
   return data === undefined ? { code, message: err.message } : { code, message: err.message, data };
 }
 

@@ -54,7 +54,8 @@ export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   resource_exhausted: -32004,
   // In the implementation-defined server-error range; a lone request refused so is answered 429 + Retry-After.
   rate_limited: -32029,
-  unavailable: -32005,
+  // The issue and the spec's table: -32603, told apart from `internal` by data.reason (toJsonRpcError).
+  unavailable: -32603,
   resource_not_found: -32602,
   session_not_found: -32600,
   header_mismatch: -32600,

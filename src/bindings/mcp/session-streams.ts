@@ -20,8 +20,10 @@ export async function openSessionStream(
   const store = hub.store;
   const holder = randomId(8, 'hex');
   const queue = new AsyncQueue<string>();
-  // Until the replay is out, live events wait here (and those the replay carries are not sent twice).
-  let buffered: Array<{ id: string; chunk: string }> | undefined = [];
+  // Until the replay is out, live events of every stream wait here (and those the replay carries are not sent
+  // twice): which stream this one resumes is known only from the log, and an event published just after the log
+  // was read may come in on the pub/sub connection before the log's reply does.
+  let buffered: Array<{ id: string; stream: string; chunk: string }> | undefined = [];
   let stream = 'get';
   let ended = false;
   let stop: (() => void) | undefined;
@@ -39,9 +41,9 @@ export async function openSessionStream(
   stop = await store.listen(session.id, (m) => {
     if (m.type === 'closed') end();
     else if (m.type === 'opened' && m.stream === stream && m.holder !== holder) end();
-    else if (m.type === 'event' && m.stream === stream) {
-      if (buffered) buffered.push({ id: m.id, chunk: m.chunk });
-      else void queue.push(m.chunk);
+    else if (m.type === 'event') {
+      if (buffered) buffered.push({ id: m.id, stream: m.stream, chunk: m.chunk });
+      else if (m.stream === stream) void queue.push(m.chunk);
     }
   });
   try {
@@ -53,7 +55,7 @@ export async function openSessionStream(
       replayed.add(e.id);
       void queue.push(`id: ${e.id}\nevent: message\ndata: ${e.data}\n\n`);
     }
-    for (const b of buffered ?? []) if (!replayed.has(b.id)) void queue.push(b.chunk);
+    for (const b of buffered ?? []) if (b.stream === stream && !replayed.has(b.id)) void queue.push(b.chunk);
     buffered = undefined;
   } catch (err) {
     end();

@@ -32,7 +32,8 @@ export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   method_not_allowed: -32600,
   resource_exhausted: -32004,
   rate_limited: -32029,
-  unavailable: -32005,
+  // -32603 as on MCP-lite HTTP, told apart from `internal` by data.reason (toJsonRpcError).
+  unavailable: -32603,
   resource_not_found: -32002,
   session_not_found: -32001,
   header_mismatch: -32020,
