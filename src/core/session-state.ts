@@ -138,13 +138,16 @@ export interface SessionEvent {
  * - `event`: an event already recorded for `stream` (the GET stream `get`, or a POST stream a GET resumed);
  * - `opened`: `holder` opened the GET stream (or resumed `stream`): any other holder of it ends its copy;
  * - `closed`: the session ended (DELETE on any replica, or idle expiry);
- * - `inbound`: a client message for a connection-held session (the legacy HTTP+SSE transport's POST).
+ * - `inbound`: a client message for a connection-held session (the legacy HTTP+SSE transport's POST);
+ * - `cancel`: a `notifications/cancelled` for request `requestId` of the session, received by a replica where that
+ *   request does not run (the replica running it aborts it).
  */
 export type SessionMessage =
   | { type: 'event'; stream: string; id: string; chunk: string }
   | { type: 'opened'; stream: string; holder: string }
   | { type: 'closed' }
-  | { type: 'inbound'; body: unknown };
+  | { type: 'inbound'; body: unknown }
+  | { type: 'cancel'; requestId: string | number; reason?: string };
 
 /** The client's answer to a server request (a JSON-RPC response's `result` or `error`). */
 export interface ServerResponse {

@@ -2,6 +2,7 @@ import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { JsonRpcId, JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
+import type { McpSession } from './sessions.js';
 
 /** Where a request's signal is read from, on first use only (an Exchange, or a cancellable flight). */
 export interface Flight {
@@ -10,10 +11,15 @@ export interface Flight {
 
 /**
  * The requests in flight that `notifications/cancelled` can reach: those of a session (or of stdio), keyed by
- * session (or principal) and request id, so that one client cannot cancel another's.
+ * session (or principal) and request id, so that one client cannot cancel another's. A session's requests may
+ * run on any replica: a cancel that finds nothing here goes to the others through the session store, and a
+ * replica listens for those while requests of the session wait here (`RemoteCancels`).
  */
 export class Flights {
   private readonly inFlight = new Map<string, TrackedFlight>();
+  private readonly remote = new RemoteCancels((sessionId, id, reason) =>
+    this.inFlight.get(`${sessionId}|${keyOfId(id)}`)?.abort(cancelledError(reason)),
+  );
 
   /**
    * Runs `work`, registered under the request id while it waits. `work` gets where to read the signal from rather
@@ -40,8 +46,11 @@ export class Flights {
     // No cancel can arrive while the work runs synchronously: a flight is registered only once it has to wait.
     const key = flightKey(x, m.id);
     this.inFlight.set(key, flight);
+    const session = x.session;
+    this.remote.follow(session);
     const land = () => {
       if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+      this.remote.unfollow(session.id);
       flight.unlink();
     };
     return result.then(
@@ -56,14 +65,59 @@ export class Flights {
     );
   }
 
-  /** `notifications/cancelled`: aborts the named request of this session (or principal), if it still runs. */
+  /**
+   * `notifications/cancelled`: aborts the named request of this session (or principal), if it still runs; a
+   * session's request that does not run here may run on another replica, which is told.
+   */
   cancel(x: Pick<Exchange, 'session' | 'principal'>, id: JsonRpcId, reason: unknown): void {
-    this.inFlight
-      .get(flightKey(x, id))
-      ?.abort(
-        new McpLiteError('cancelled', typeof reason === 'string' ? `Cancelled: ${reason}` : 'Cancelled'),
+    const flight = this.inFlight.get(flightKey(x, id));
+    if (flight) flight.abort(cancelledError(reason));
+    else if (x.session && id !== null) void x.session.cancelElsewhere(id, reason);
+  }
+}
+
+/**
+ * The sessions with requests waiting here, each listened to (`McpSession.onCancelElsewhere`) while it has one:
+ * a cancel another replica received for one of them reaches `cancelHere`. Listening starts with a session's first
+ * waiting request and stops with its last.
+ */
+class RemoteCancels {
+  private readonly sessions = new Map<string, { waiting: number; stop?: () => void }>();
+
+  constructor(
+    private readonly cancelHere: (sessionId: string, id: string | number, reason: unknown) => void,
+  ) {}
+
+  follow(session: McpSession): void {
+    const known = this.sessions.get(session.id);
+    if (known) {
+      known.waiting += 1;
+      return;
+    }
+    const entry: { waiting: number; stop?: () => void } = { waiting: 1 };
+    this.sessions.set(session.id, entry);
+    session
+      .onCancelElsewhere((id, reason) => this.cancelHere(session.id, id, reason))
+      .then(
+        (stop) => {
+          if (this.sessions.get(session.id) === entry) entry.stop = stop;
+          else stop();
+        },
+        // A store that cannot listen costs cross-replica cancels only, as a lost notification would.
+        () => {},
       );
   }
+
+  unfollow(sessionId: string): void {
+    const entry = this.sessions.get(sessionId);
+    if (!entry || --entry.waiting > 0) return;
+    this.sessions.delete(sessionId);
+    entry.stop?.();
+  }
+}
+
+function cancelledError(reason: unknown): McpLiteError {
+  return new McpLiteError('cancelled', typeof reason === 'string' ? `Cancelled: ${reason}` : 'Cancelled');
 }
 
 /**
@@ -118,5 +172,9 @@ class TrackedFlight implements Flight {
 }
 
 function flightKey(x: Pick<Exchange, 'session' | 'principal'>, id: JsonRpcId): string {
-  return `${x.session?.id ?? x.principal?.id ?? ''}|${typeof id === 'number' ? id : JSON.stringify(id)}`;
+  return `${x.session?.id ?? x.principal?.id ?? ''}|${keyOfId(id)}`;
+}
+
+function keyOfId(id: JsonRpcId): string {
+  return typeof id === 'number' ? String(id) : JSON.stringify(id);
 }

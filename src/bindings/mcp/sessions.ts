@@ -3,6 +3,7 @@ import { McpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type {
   SessionDialect,
+  SessionMessage,
   SessionRecord,
   SessionStateStore,
   SessionStoreOptions,
@@ -122,6 +123,25 @@ export class McpSession {
   deliver(stream: string, chunk: string): Promise<void> {
     const id = chunk.slice(4, chunk.indexOf('\n'));
     return this.hub.store.publish(this.id, { type: 'event', stream, id, chunk }).catch(() => {});
+  }
+
+  /**
+   * Passes a `notifications/cancelled` for request `requestId` to every replica (`onCancelElsewhere`): the one
+   * running that request aborts it. Best effort, like the notification itself.
+   */
+  cancelElsewhere(requestId: string | number, reason: unknown): Promise<void> {
+    const message: SessionMessage = { type: 'cancel', requestId };
+    if (typeof reason === 'string') message.reason = reason;
+    return this.hub.store.publish(this.id, message).catch(() => {});
+  }
+
+  /** Listens for the cancels of this session's requests that other replicas received; resolves with how to stop. */
+  onCancelElsewhere(
+    listener: (requestId: string | number, reason: string | undefined) => void,
+  ): Promise<() => void> {
+    return this.hub.store.listen(this.id, (m) => {
+      if (m.type === 'cancel') listener(m.requestId, m.reason);
+    });
   }
 
   /** Sends a message on the GET stream, wherever it is open (kept for resumption even when none is). */
