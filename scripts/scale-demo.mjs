@@ -27,6 +27,18 @@ function fail(message) {
   process.exit(1);
 }
 
+const USAGE = `Usage: npm run scale-demo   (or: node scripts/scale-demo.mjs)
+
+Starts ${FRONTS} fronts (mcplite serve --demo --redis --no-worker) and ${WORKERS} worker (mcplite worker --demo --redis) on one
+Redis (REDIS_URL, else 127.0.0.1:6379, else a redis-server started here), behind a round-robin HAProxy on port
+8080 (or the next free one). Ctrl-C stops everything and deletes this run's Redis keys. It takes no options.
+`;
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (args.length > 0) fail(`unknown argument ${args[0]}\n${USAGE}`);
 if (!existsSync(CLI)) fail(`${CLI} is missing: run \`npm run build\` first`);
 if (!existsSync(HAPROXY)) fail(`${HAPROXY} is missing: install HAProxy (Debian: apt-get install haproxy)`);
 
