@@ -64,7 +64,7 @@ export function validateRequest(message: unknown): JsonRpcRequest {
 }
 
 /** `data.reason` of an `unavailable` error, whose JSON-RPC code (-32603) is also `internal`'s. */
-export const UNAVAILABLE_REASON = 'unavailable';
+const UNAVAILABLE_REASON = 'unavailable';
 
 /**
  * The error object for an McpLiteError, coded by `codes`. `data.id`, used only to route the answer, is not sent.
