@@ -5,10 +5,12 @@
  * small fixture (test/support/cluster-fixture.ts) that needs no Redis; the CLI end to end needs REDIS_URL.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { type Cli, children, ROOT, run, runCommand } from './support/cli-process.js';
 import { makeClient, unary } from './support/grpc-client.js';
+import { deletePrefix } from './support/scale-cluster.js';
 
 afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
@@ -225,6 +227,9 @@ describe('mcplite serve --cluster', () => {
   it.skipIf(!redis)(
     `serves listtools from 2 workers on one port and exits 0 on SIGTERM${redis ? '' : ' (skipped: REDIS_URL is not set)'}`,
     async () => {
+      // A prefix of this run, its keys deleted at the end: the shared Redis keeps nothing of the test.
+      const prefix = `mcplite-cluster-test-${randomUUID()}:`;
+      onTestFinished(() => deletePrefix(redis!, prefix));
       const cli = run(
         [
           'serve',
@@ -234,7 +239,7 @@ describe('mcplite serve --cluster', () => {
           '--redis',
           redis!,
           '--redis-prefix',
-          'mcplite-cluster-test:',
+          prefix,
           '--port',
           '0',
           '--grpc-port',
