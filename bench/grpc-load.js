@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { Client, credentials } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { ROOT } from './support.js';
+import { percentile, ROOT } from './support.js';
 
 const [mode, address, ...rest] = process.argv.slice(2);
 const types = loadSync(join(ROOT, 'proto/mcplite.proto'), {
@@ -68,7 +68,7 @@ async function unary(warmupS, durationS, concurrency) {
   const warm = await phase(warmupS);
   const { seconds, latencies, errors } = await phase(durationS);
   latencies.sort((a, b) => a - b);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+  const pct = (p) => percentile(latencies, p / 100) ?? 0;
   return {
     requests: latencies.length,
     // The calls outside `requests` (warm-up, checks, errors), so that the server's CPU time can be divided by

@@ -27,6 +27,7 @@ import {
   cpuTimeMs,
   envNumber,
   fmt,
+  percentile,
   perMicros,
   promiseToken,
   ROOT,
@@ -185,7 +186,10 @@ async function timedRound(c, _load, seconds) {
   latencies.sort((a, b) => a - b);
   return {
     requests: { average: n / elapsed, total: n },
-    latency: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
+    latency: {
+      p50: percentile(latencies, 0.5) ?? Number.NaN,
+      p99: percentile(latencies, 0.99) ?? Number.NaN,
+    },
     errors,
     non2xx: 0,
     cpuMicrosPerRequest,
@@ -308,9 +312,4 @@ function printPairsTable(contenders, baseline, cpuHeader) {
     ],
   });
   console.log("(p99: mean over rounds of each round's p99; CPU per pair from /proc)");
-}
-
-function percentile(sorted, q) {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }

@@ -100,6 +100,11 @@ export function cpuTimeMs(pid) {
   }
 }
 
+/** The `q` quantile (0..1) of ascending `sorted` latencies; undefined when there are none. */
+export function percentile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
 /** Microseconds per item of a CPU time (ms) read before and after `n` items; undefined when either is unknown. */
 export function perMicros(beforeMs, afterMs, n) {
   return beforeMs !== undefined && afterMs !== undefined && n > 0

@@ -5,6 +5,7 @@
 //   node bench/ws-load.js <url> <subprotocol|-> <warmupS> <durationS> <connections> <inFlight>
 // With subprotocol `mcp` each connection first does MCP's handshake.
 import WebSocket from 'ws';
+import { percentile } from './support.js';
 
 const [url, protocol, warmupS, durationS, connections, inFlight] = process.argv.slice(2);
 const PREFIX = '{"jsonrpc":"2.0","id":';
@@ -91,8 +92,7 @@ function phase(seconds) {
       for (const ws of sockets) ws.removeAllListeners('message');
       const secondsTaken = (performance.now() - t0) / 1000;
       latencies.sort((a, b) => a - b);
-      const pct = (p) =>
-        latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+      const pct = (p) => percentile(latencies, p / 100) ?? 0;
       resolve({
         requests: answered,
         seconds: secondsTaken,

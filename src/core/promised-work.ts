@@ -9,11 +9,11 @@ import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handle
 import type { InFlight } from './in-flight.js';
 import type { Logger } from './logger.js';
 import type { Outcome, PromiseOutcome } from './outcomes.js';
-import { type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
+import { jobOf, type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseRecord, PromiseStore } from './promises/store.js';
 import { toolNotFound } from './suggest.js';
 import type { WebtoolCatalog } from './webtools.js';
-import type { JobRunner, LocalSlot, PromisedJob, WorkQueue } from './work-queue.js';
+import type { JobRunner, LocalSlot, WorkQueue } from './work-queue.js';
 
 /** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
 export async function settleValue(
@@ -116,7 +116,7 @@ export class PromisedWork {
     const slot = this.init.queue.reserveLocal?.();
     if (slot) return this.runHere(leased, estimate, owner, slot, request.onPartial);
     const record = await promises.pending(tool.wire.name, estimate, owner);
-    const job: PromisedJob = { ...leased, token: record.token, expiresAt: record.expiresAt };
+    const job = jobOf(leased, record);
     try {
       await this.init.queue.submit(job, request.onPartial);
     } catch (err) {
@@ -174,7 +174,7 @@ export class PromisedWork {
     const controller = new AbortController();
     let streamed = false;
     const run = (record: PromiseRecord) => {
-      const job: PromisedJob = { ...leased, token: record.token, expiresAt: record.expiresAt };
+      const job = jobOf(leased, record);
       const forward = (data: unknown) => {
         streamed = true;
         void slot.publish(job.token, data);

@@ -1,7 +1,7 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
 import type { PromisedJob } from '../work-queue.js';
-import { LeasedWork, type LeasedWorkOptions, WORKER_LOST } from './leases.js';
+import { LeasedWork, type LeasedWorkOptions } from './leases.js';
 import type { PromiseRecord, Settlement } from './store.js';
 import { isWellFormedToken, newPromiseToken } from './token.js';
 
@@ -16,10 +16,13 @@ export interface PromiseManagerOptions extends LeasedWorkOptions {
 /** The job of leased work, as `register` keeps it with the promise: the token and expiry are added per promise. */
 export type LeasedJob = Omit<PromisedJob, 'token' | 'expiresAt'>;
 
+/** The whole job of `record`'s promise: `job` with the promise's token and expiry. */
+export function jobOf(job: LeasedJob, record: PromiseRecord): PromisedJob {
+  return { ...job, token: record.token, expiresAt: record.expiresAt };
+}
+
 /** Longest time `redeem` may wait for the work before answering with a fresh promise. */
 export const MAX_REDEEM_WAIT_MS = 30_000;
-
-export { WORKER_LOST };
 
 /**
  * Runs promised work and answers `redeem` and `cancel`. The store holds the only state; this replica only
@@ -189,7 +192,7 @@ export class PromiseManager {
     const quota = { maxPerOwner: this.options.maxPerOwner };
     for (let attempt = 0; ; attempt++) {
       record.token = newPromiseToken();
-      const kept = job && JSON.stringify({ ...job, token: record.token, expiresAt: record.expiresAt });
+      const kept = job && JSON.stringify(jobOf(job, record));
       if (await this.options.store.create(record, quota, kept)) return record;
       if (attempt >= 3) throw new McpLiteError('internal', 'Could not allocate a promise token');
     }

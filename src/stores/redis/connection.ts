@@ -163,7 +163,7 @@ export function redactUrl(url: string): string {
 const firstReady = new WeakMap<Redis, Promise<void>>();
 // Clients that have been ready once: from then on a command never waits for a reconnection.
 const everReady = new WeakSet<Redis>();
-// The last connection error of each watched client, for the message of `withReadyRedis`.
+// The last connection error of each watched client: for the log when it is lost, and for `withReadyRedis`.
 const lastErrors = new WeakMap<Redis, string>();
 
 function untilReady(client: Redis, maxMs: number): Promise<void> | undefined {
@@ -196,10 +196,8 @@ function untilReady(client: Redis, maxMs: number): Promise<void> | undefined {
 /** Logs the loss and the return of the connection once each, and keeps ioredis from printing its own errors. */
 function watchConnection(client: Redis, logger: ConnectRedisOptions['logger'], where: string): void {
   let up = false;
-  let lastError = '';
   client.on('error', (err: unknown) => {
-    lastError = shortReason(err);
-    lastErrors.set(client, lastError);
+    lastErrors.set(client, shortReason(err));
   });
   client.on('ready', () => {
     everReady.add(client);
@@ -207,7 +205,8 @@ function watchConnection(client: Redis, logger: ConnectRedisOptions['logger'], w
     up = true;
   });
   client.on('close', () => {
-    if (up) logger?.warn({ redis: where, reason: lastError || 'connection closed' }, 'Redis connection lost');
+    const reason = lastErrors.get(client) ?? 'connection closed';
+    if (up) logger?.warn({ redis: where, reason }, 'Redis connection lost');
     up = false;
   });
 }

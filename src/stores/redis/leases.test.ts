@@ -5,10 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { deletePrefix } from '../../../test/support/scale-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { usePromiseStores } from '../../../test/support/redis-stores.js';
 import { answer, record } from '../promise-store-contract.js';
-import { RedisPromiseStore, type RedisPromiseStoreOptions } from './promise-store.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) console.warn('SKIPPED src/stores/redis/leases.test.ts: REDIS_URL is not set');
@@ -18,16 +17,7 @@ const quota = { maxPerOwner: 100 };
 const JOB = JSON.stringify({ tool: 'slow_tool', arguments: { n: 1 } });
 
 describe.skipIf(!REDIS_URL)('Redis promise store: leased jobs and records settled here', () => {
-  const opened: RedisPromiseStore[] = [];
-  const store = (options: Partial<RedisPromiseStoreOptions> = {}) => {
-    const s = new RedisPromiseStore({ url, prefix, ...options });
-    opened.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.close()));
-  });
-  afterAll(() => deletePrefix(url, prefix));
+  const { store } = usePromiseStores(url, prefix);
 
   it('hands the job of a lapsed lease to exactly one of ten replicas, once', async () => {
     const replicas = Array.from({ length: 10 }, () => store());

@@ -5,10 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { deletePrefix } from '../../../test/support/scale-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { usePromiseStores } from '../../../test/support/redis-stores.js';
 import { answer, record } from '../promise-store-contract.js';
-import { RedisPromiseStore } from './promise-store.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) console.warn('SKIPPED src/stores/redis/promise-sets.test.ts: REDIS_URL is not set');
@@ -17,10 +16,10 @@ const prefix = `mcplite-test-sets:${randomUUID()}:`;
 const GRACE_MS = 600_000;
 
 describe.skipIf(!REDIS_URL)('Redis promise store: the bound sets expire with their last member', () => {
-  afterAll(() => deletePrefix(url, prefix));
+  const { store: open } = usePromiseStores(url, prefix);
 
   it('moves each set expiry to its latest member, never back, and drops a settled promise from pending', async () => {
-    const store = new RedisPromiseStore({ url, prefix, expiredGraceMs: GRACE_MS });
+    const store = open({ expiredGraceMs: GRACE_MS });
     const admin = new Redis(url);
     try {
       const owner = 'principal:sets';
@@ -46,7 +45,6 @@ describe.skipIf(!REDIS_URL)('Redis promise store: the bound sets expire with the
       expect(await admin.zcard(`${prefix}o:${owner}`)).toBe(3);
     } finally {
       await admin.quit();
-      await store.close();
     }
   });
 });

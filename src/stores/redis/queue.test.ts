@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../test/support/cli-process.js';
 import { McpLiteError } from '../../core/errors.js';
-import { WORKER_LOST } from '../../core/promises/manager.js';
+import { WORKER_LOST } from '../../core/promises/leases.js';
 import type { PromiseRecord, PromiseStore, Settlement } from '../../core/promises/store.js';
 import { newPromiseToken } from '../../core/promises/token.js';
 import type { JobRunner, PromisedJob } from '../../core/work-queue.js';

@@ -2,7 +2,7 @@ import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { McpLiteError } from '../../core/errors.js';
 import { type Logger, silentLogger } from '../../core/logger.js';
-import { WORKER_LOST } from '../../core/promises/manager.js';
+import { WORKER_LOST } from '../../core/promises/leases.js';
 import type { PromiseStore, Settlement } from '../../core/promises/store.js';
 import type { JobRunner, LocalSlot, PromisedJob, WorkQueue, WorkQueueStats } from '../../core/work-queue.js';
 import { connectRedis, withReadyRedis } from './connection.js';

@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/support/free-port.js';
+import { usePromiseStores } from '../../../test/support/redis-stores.js';
 import type { PromiseRecord, Settlement } from '../../core/promises/store.js';
 import { describePromiseStoreContract } from '../promise-store-contract.js';
 import { connectRedis, redactUrl, redisReady, storeUnavailable, withRedis } from './connection.js';
-import { RedisPromiseStore, type RedisPromiseStoreOptions } from './promise-store.js';
+import { RedisPromiseStore } from './promise-store.js';
 import { RedisRateLimitStore } from './rate-limit-store.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -22,26 +23,7 @@ const prefix = `mcplite-test:${randomUUID()}:`;
 const quota = { maxPerOwner: 100 };
 
 describe.skipIf(!REDIS_URL)('Redis stores', () => {
-  const opened: { close(): Promise<void> }[] = [];
-  const store = (options: Partial<RedisPromiseStoreOptions> = {}) => {
-    const s = new RedisPromiseStore({ url, prefix, ...options });
-    opened.push(s);
-    return s;
-  };
-
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.close()));
-  });
-  afterAll(async () => {
-    const admin = new Redis(url);
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
-    } while (cursor !== '0');
-    await admin.quit();
-  });
+  const { store, track } = usePromiseStores(url, prefix);
 
   describePromiseStoreContract('RedisPromiseStore', () => new RedisPromiseStore({ url, prefix }));
 
@@ -182,7 +164,7 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
   it('rate-limits with a token bucket shared by two replicas', async () => {
     const a = new RedisRateLimitStore({ url, prefix });
     const b = new RedisRateLimitStore({ url, prefix });
-    opened.push(a, b);
+    track(a, b);
     const key = `addr:${randomUUID()}`;
     // 10 per second, burst 3: three go, the fourth waits about 100 ms, on either replica.
     expect(await a.take(key, 10, 3, Date.now())).toBe(0);
@@ -213,7 +195,7 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
     try {
       const [a, b, c] = [store({ url: downUrl }), store({ url: downUrl }), store({ url: downUrl })];
       const limiter = new RedisRateLimitStore({ url: downUrl, prefix });
-      opened.push(limiter);
+      track(limiter);
       const r = record();
       expect(await a.create(r, quota)).toBe(true);
       await a.ping();
