@@ -1,4 +1,5 @@
 import { McpLiteError } from './errors.js';
+import type { LazyAbort } from './lazy-abort.js';
 import type { Outcome } from './outcomes.js';
 import { toSettlement } from './promises/manager.js';
 import type { Settlement } from './promises/store.js';
@@ -10,7 +11,7 @@ import type { Settlement } from './promises/store.js';
  */
 export function backgroundWork(
   run: () => Promise<Outcome>,
-  controller: AbortController,
+  controller: LazyAbort,
   maxRunMs: number,
   toError: (err: unknown) => McpLiteError,
   startedAt = performance.now(),
@@ -21,8 +22,7 @@ export function backgroundWork(
   );
   limit.unref();
   const aborted = new Promise<never>((_, reject) => {
-    if (controller.signal.aborted) reject(controller.signal.reason);
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    controller.onAbort(reject);
   });
   aborted.catch(() => {});
   let work: Promise<Outcome>;

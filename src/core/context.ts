@@ -1,4 +1,5 @@
 import type { Principal } from './auth.js';
+import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import type { ElicitationAnswers, ToolContext } from './tool.js';
 
@@ -28,8 +29,8 @@ export interface ContextInit {
 }
 
 /**
- * The handler's context. The AbortController and the child logger are made only when a handler asks for them,
- * because most calls never do and the hot path should not pay for them.
+ * The handler's context. Its abort (and with it, only when the handler reads `signal`, an AbortSignal) and the child
+ * logger are made only when needed, because most calls never need them and the hot path should not pay for them.
  */
 export class CallContext implements ToolContext {
   readonly tool: string;
@@ -38,7 +39,7 @@ export class CallContext implements ToolContext {
   readonly streaming: boolean;
   readonly config: Readonly<Record<string, unknown>>;
   private isBackground: boolean;
-  private controller: AbortController | undefined;
+  private controller: LazyAbort | undefined;
   private childLog: Logger | undefined;
   // Kept field by field rather than as `init`, so that `client` (possibly the whole request) can be let go
   // once its signal has been read: promised work may outlive the request by hours.
@@ -80,10 +81,10 @@ export class CallContext implements ToolContext {
     return r === undefined ? DONE : r;
   }
 
-  /** The controller behind `signal`; created on first use and linked to the client's signal. */
-  abortController(): AbortController {
+  /** The abort behind `signal`; created on first use and linked to the client's signal. */
+  abortController(): LazyAbort {
     if (!this.controller) {
-      const controller = new AbortController();
+      const controller = new LazyAbort();
       this.controller = controller;
       const client = this.client?.signal;
       this.client = undefined;
@@ -104,7 +105,7 @@ export class CallContext implements ToolContext {
   }
 
   /** Detaches the work from the client: from now on only a promise cancel (or shutdown) aborts it. */
-  detach(): AbortController {
+  detach(): LazyAbort {
     // Work detached before anything linked it to the client never needs the client's signal: not reading it
     // spares the binding from making one (the node adapter's costs an AbortController and a listener).
     if (!this.controller) this.client = undefined;

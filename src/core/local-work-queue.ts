@@ -1,5 +1,6 @@
 import { McpLiteError } from './errors.js';
 import { KeyedListeners } from './keyed-listeners.js';
+import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { PromiseStore } from './promises/store.js';
@@ -30,7 +31,7 @@ export class LocalWorkQueue implements WorkQueue {
   private readonly maxWaiting: number;
   private readonly logger: Logger;
   private readonly waiting: Waiting[] = [];
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
   /** Streaming redeems waiting on a job, by token (dropped when the job ends). */
   private readonly watchers = new KeyedListeners<unknown>();
   private runner: JobRunner | undefined;
@@ -96,14 +97,14 @@ export class LocalWorkQueue implements WorkQueue {
   }
 
   private start({ job, onPartial }: Waiting): void {
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     this.running.set(job.token, controller);
     // Partials go to the submitting call and to every streaming redeem that waits for this job.
     const fanout = (data: unknown): void | Promise<void> => {
       this.watchers.emit(job.token, data);
       return onPartial?.(data);
     };
-    this.runner!(job, controller.signal, fanout)
+    this.runner!(job, controller, fanout)
       .then((settlement) => this.store!.settle(job.token, settlement))
       .catch((err) => this.logger.error({ err, token: job.token }, 'promise settlement failed'))
       .finally(() => {

@@ -7,6 +7,7 @@ import type { Elicitations } from './elicitations.js';
 import { logInternal, type McpLiteError, toMcpLiteError } from './errors.js';
 import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
 import type { InFlight } from './in-flight.js';
+import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import type { Outcome, PromiseOutcome } from './outcomes.js';
 import { jobOf, type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
@@ -59,9 +60,9 @@ export class PromisedWork {
 
   /**
    * Runs one job (`WorkQueue` calls this, here or in a worker process): the tool's handler as background work,
-   * aborted by `signal` or after `maxRunMs`, ended as the settlement to store.
+   * aborted by `abort` or after `maxRunMs`, ended as the settlement to store.
    */
-  readonly runJob: JobRunner = (job, signal, onPartial) => {
+  readonly runJob: JobRunner = (job, abort, onPartial) => {
     const { catalog, webtools, logger } = this.init;
     const tool = catalog.get(job.tool);
     if (!tool) return Promise.resolve(toSettlement({ error: toolNotFound(job.tool, catalog.names()) }, 0));
@@ -78,8 +79,7 @@ export class PromisedWork {
       config: job.config ?? webtools.configFor(job.tool),
     });
     const controller = context.detach();
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    controller.follow(abort);
     return this.inProcess(tool, () => tool.definition.handler(job.arguments, context), context, controller);
   };
 
@@ -104,15 +104,13 @@ export class PromisedWork {
         this.inProcess(tool, () => tool.definition.handler(args, context), context, controller);
       return promises.register(tool.wire.name, estimate, controller, work, owner);
     }
-    const leased: LeasedJob = {
-      tool: tool.wire.name,
-      arguments: args,
-      config: context.config,
-      ...(request.principal ? { principal: request.principal } : {}),
-      ...(context.elicitation ? { elicitation: context.elicitation } : {}),
-      ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-      ...(request.onPartial ? { streaming: true } : {}),
-    };
+    // Built key by key: on Node 20, spreading optional keys in (`...(x ? { x } : {})`) made this object cost
+    // more than the rest of making a promise.
+    const leased: LeasedJob = { tool: tool.wire.name, arguments: args, config: context.config };
+    if (request.principal) leased.principal = request.principal;
+    if (context.elicitation) leased.elicitation = context.elicitation;
+    if (request.requestId !== undefined) leased.requestId = request.requestId;
+    if (request.onPartial) leased.streaming = true;
     const slot = this.init.queue.reserveLocal?.();
     if (slot) return this.runHere(leased, estimate, owner, slot, request.onPartial);
     const record = await promises.pending(tool.wire.name, estimate, owner);
@@ -171,7 +169,7 @@ export class PromisedWork {
     slot: LocalSlot,
     onPartial: ((data: unknown) => void | Promise<void>) | undefined,
   ): Promise<PromiseOutcome> {
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     let streamed = false;
     const run = (record: PromiseRecord) => {
       const job = jobOf(leased, record);
@@ -180,7 +178,7 @@ export class PromisedWork {
         void slot.publish(job.token, data);
         return onPartial?.(data);
       };
-      return this.runJob(job, controller.signal, forward).finally(() => slot.release(job.token, streamed));
+      return this.runJob(job, controller, forward).finally(() => slot.release(job.token, streamed));
     };
     try {
       return await this.init.promises.register(leased.tool, estimate, controller, run, owner, leased);
@@ -196,7 +194,7 @@ export class PromisedWork {
     tool: CompiledTool,
     run: () => unknown,
     context: CallContext,
-    controller: AbortController,
+    controller: LazyAbort,
   ): ReturnType<JobRunner> {
     const { inFlight, elicitations, maxRunMs } = this.init;
     inFlight.begin();

@@ -1,4 +1,5 @@
 import type { Principal } from './auth.js';
+import type { LazyAbort } from './lazy-abort.js';
 import type { PromiseStore, Settlement } from './promises/store.js';
 import type { ElicitationAnswers } from './tool.js';
 
@@ -30,10 +31,13 @@ export interface PromisedJob {
   expiresAt: number;
 }
 
-/** How a process runs a job (`ToolServer.runJob`): the handler, bounded by `maxRunMs`, ended as a settlement. */
+/**
+ * How a process runs a job (`ToolServer.runJob`): the handler, bounded by `maxRunMs`, ended as a settlement;
+ * `abort` aborts it (a cancel, shutdown).
+ */
 export type JobRunner = (
   job: PromisedJob,
-  signal: AbortSignal,
+  abort: LazyAbort,
   onPartial?: (data: unknown) => void | Promise<void>,
 ) => Promise<Settlement>;
 

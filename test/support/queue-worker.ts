@@ -22,11 +22,11 @@ const queue = new BullMqWorkQueue({
   stalledIntervalMs: 1000,
   lockDurationMs: 1000,
 });
-queue.bind(async (job, signal) => {
+queue.bind(async (job, abort) => {
   process.stdout.write(`started ${job.token}\n`);
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 60_000);
-    signal.addEventListener('abort', () => {
+    abort.onAbort(() => {
       clearTimeout(timer);
       resolve();
     });

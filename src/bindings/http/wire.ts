@@ -10,7 +10,10 @@ import { jsonMeta, resultFields } from '../common/mcp-lite-result.js';
  * `_meta` with ISO-8601 times (as spec A.2 and A.3).
  */
 export function toWireResult({ outcome, meta }: CallResult): Record<string, unknown> {
-  return { ...resultFields(outcome), _meta: jsonMeta(meta) };
+  // resultFields makes a new object each time: adding to it spares a spread (slow on Node 20).
+  const fields = resultFields(outcome);
+  fields._meta = jsonMeta(meta);
+  return fields;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { LazyAbort } from '../lazy-abort.js';
 import type { Logger } from '../logger.js';
 import type { PromisedJob } from '../work-queue.js';
 import type { PromiseRecord, PromiseStore, Settlement } from './store.js';
@@ -37,7 +38,7 @@ const SWEEP_BATCH = 100;
  * kept, else the promise settles as `worker_lost`, never pending forever.
  */
 export class LeasedWork {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
   /** The running work whose job the store keeps: at shutdown it is handed back rather than failed. */
   private readonly withJob = new Set<string>();
   /** Work handed back at shutdown: its end is not a settlement (another worker runs it again). */
@@ -68,7 +69,7 @@ export class LeasedWork {
    * Runs `work` for the leased promise `token` and settles the promise with its end, renewing the lease meanwhile.
    * `hasJob`: the store keeps the job (it is handed back at shutdown).
    */
-  run(token: string, controller: AbortController, work: () => Promise<Settlement>, hasJob: boolean): void {
+  run(token: string, controller: LazyAbort, work: () => Promise<Settlement>, hasJob: boolean): void {
     const { store, logger } = this.options;
     this.running.set(token, controller);
     if (hasJob) this.withJob.add(token);

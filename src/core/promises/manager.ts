@@ -1,4 +1,5 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
+import type { LazyAbort } from '../lazy-abort.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
 import type { PromisedJob } from '../work-queue.js';
 import { LeasedWork, type LeasedWorkOptions } from './leases.js';
@@ -16,9 +17,15 @@ export interface PromiseManagerOptions extends LeasedWorkOptions {
 /** The job of leased work, as `register` keeps it with the promise: the token and expiry are added per promise. */
 export type LeasedJob = Omit<PromisedJob, 'token' | 'expiresAt'>;
 
-/** The whole job of `record`'s promise: `job` with the promise's token and expiry. */
+/**
+ * The whole job of `record`'s promise: `job` with the promise's token and expiry. Copied with Object.assign: on
+ * Node 20, `{ ...job }` of objects of several shapes costs over a microsecond (Node 22: a few dozen ns).
+ */
 export function jobOf(job: LeasedJob, record: PromiseRecord): PromisedJob {
-  return { ...job, token: record.token, expiresAt: record.expiresAt };
+  const whole = Object.assign({}, job) as PromisedJob;
+  whole.token = record.token;
+  whole.expiresAt = record.expiresAt;
+  return whole;
 }
 
 /** Longest time `redeem` may wait for the work before answering with a fresh promise. */
@@ -60,7 +67,7 @@ export class PromiseManager {
   async register(
     tool: string,
     estimateMs: number,
-    controller: AbortController,
+    controller: LazyAbort,
     run: (record: PromiseRecord) => Promise<Settlement>,
     owner = 'anonymous',
     job?: LeasedJob,

@@ -125,7 +125,7 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     const frontStore = store();
     front.bind(neverRuns, frontStore);
     const worker = queue({ queueName: name });
-    worker.bind(async (_job, _signal, onPartial) => {
+    worker.bind(async (_job, _abort, onPartial) => {
       for (let i = 1; i <= 3; i++) {
         await onPartial?.({ step: i });
         await new Promise((r) => setTimeout(r, 20));
@@ -153,12 +153,12 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     let started = false;
     let abortReason: unknown;
     const worker = queue({ queueName: name });
-    worker.bind(async (_job, signal) => {
+    worker.bind(async (_job, abort) => {
       started = true;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 15_000);
-        signal.addEventListener('abort', () => {
-          abortReason = signal.reason;
+        abort.onAbort((reason) => {
+          abortReason = reason;
           clearTimeout(timer);
           resolve();
         });
@@ -293,9 +293,9 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     front.bind(neverRuns, frontStore);
     let started = false;
     const leaving = queue({ queueName: name });
-    leaving.bind(async (_job, signal) => {
+    leaving.bind(async (_job, abort) => {
       started = true;
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+      await new Promise<void>((resolve) => abort.onAbort(() => resolve()));
       return { error: { code: 'unavailable', message: 'shutting down' }, processingTimeMs: 1 };
     }, store());
     await leaving.ready();
@@ -306,7 +306,7 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     });
     await until(() => started);
     const staying = queue({ queueName: name });
-    staying.bind(async (_job, _signal, onPartial) => {
+    staying.bind(async (_job, _abort, onPartial) => {
       await onPartial?.('from the second worker');
       return answer({ by: 'second' });
     }, store());
@@ -324,10 +324,10 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     const worker = queue({ queueName: name });
     const workerStore = store();
     let started = false;
-    worker.bind(async (_job, signal) => {
+    worker.bind(async (_job, abort) => {
       started = true;
       await new Promise((r) => setTimeout(r, 300));
-      return answer({ aborted: signal.aborted });
+      return answer({ aborted: abort.aborted });
     }, workerStore);
     await worker.ready();
     const job = await pendingJob(workerStore);

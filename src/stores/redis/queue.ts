@@ -1,6 +1,7 @@
 import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { McpLiteError } from '../../core/errors.js';
+import { LazyAbort } from '../../core/lazy-abort.js';
 import { type Logger, silentLogger } from '../../core/logger.js';
 import { WORKER_LOST } from '../../core/promises/leases.js';
 import type { PromiseStore, Settlement } from '../../core/promises/store.js';
@@ -83,7 +84,7 @@ export class BullMqWorkQueue implements WorkQueue {
   private runner: JobRunner | undefined;
   private store: PromiseStore | undefined;
   private unsubscribeCancel: (() => void) | undefined;
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, LazyAbort>();
   private readonly handedBack = new Set<string>();
   /** Jobs running here in a local slot (`reserveLocal`), outside BullMQ. */
   private here = 0;
@@ -261,11 +262,11 @@ export class BullMqWorkQueue implements WorkQueue {
       await this.channels.publish(job.token, { t: 'e' });
       return;
     }
-    const controller = new AbortController();
+    const controller = new LazyAbort();
     this.running.set(job.token, controller);
     let settlement: Settlement;
     try {
-      settlement = await runner(job, controller.signal, (data) =>
+      settlement = await runner(job, controller, (data) =>
         this.channels.publish(job.token, { t: 'p', d: data }),
       );
     } finally {
