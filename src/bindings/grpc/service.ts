@@ -7,10 +7,12 @@ import type {
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
-import type { CallRequest } from '../../core/call-request.js';
+import type { ElicitationReply } from '../../core/elicitations.js';
 import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { LazyAbort } from '../../core/lazy-abort.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
+import { BindingCall, type CallSource } from '../common/binding-call.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
 import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
@@ -103,20 +105,17 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   /** Authenticates, then runs the call; rejects with whatever should become the status. */
   async function run(
     call: AnyCall,
-    signal: AbortSignal,
+    life: CallLife,
     onPartial?: (data: unknown) => Promise<void>,
   ): Promise<CallResult> {
     const pending = principalOf(call);
     const principal = pending ? await pending : undefined;
-    const request = toCallRequest(call.request as RawToolRequest);
+    const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
     // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
-    if (signal.aborted) throw signal.reason;
-    request.principal = principal;
-    request.remoteAddress = peerAddress(call.getPeer());
-    request.signal = signal;
-    request.binding = 'grpc';
-    if (onPartial) request.onPartial = onPartial;
-    return server.callTool(request);
+    if (life.abort.aborted) throw life.abort.reason;
+    return server.callTool(
+      new BindingCall(name, args, principal, life, life, undefined, onPartial, elicitation, 'grpc'),
+    );
   }
 
   const implementation: UntypedServiceImplementation = {
@@ -137,8 +136,8 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     },
 
     CallTool(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
-      const life = watchCall(call);
-      run(call, life.signal).then(
+      const life = new CallLife(call);
+      run(call, life).then(
         (result) => {
           life.dispose();
           let response: WireToolResponse;
@@ -158,27 +157,27 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     },
 
     CallToolStream(call: ServerWritableStream<unknown, unknown>) {
-      const life = watchCall(call);
-      const { signal } = life;
+      const life = new CallLife(call);
+      const { abort } = life;
       // A partial resolves at once while grpc-js buffers little; once write() says "full", it waits for 'drain'
       // (or for the client to go), which is how backpressure reaches ctx.partial.
       const onPartial = (data: unknown): Promise<void> => {
-        if (signal.aborted) return DONE;
+        if (abort.aborted) return DONE;
         if (call.write(toPartialResponse(data))) return DONE;
         return new Promise<void>((resolve) => {
           const go = () => {
             call.off('drain', go);
-            signal.removeEventListener('abort', go);
+            stopListening();
             resolve();
           };
           call.on('drain', go);
-          signal.addEventListener('abort', go, { once: true });
+          const stopListening = abort.onAbort(go);
         });
       };
-      run(call, signal, onPartial).then(
+      run(call, life, onPartial).then(
         (result) => {
           life.dispose();
-          if (signal.aborted) return;
+          if (abort.aborted) return;
           let response: WireToolResponse;
           try {
             response = toToolResponse(result);
@@ -192,7 +191,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
         (err) => {
           life.dispose();
           const status = statusOf(err);
-          if (!signal.aborted) call.emit('error', status);
+          if (!abort.aborted) call.emit('error', status);
         },
       );
     },
@@ -201,8 +200,12 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   return { service, implementation, packageDefinition };
 }
 
-/** The core request of a ToolRequest. proto3 cannot tell an empty name from a missing one: both are invalid. */
-function toCallRequest(raw: RawToolRequest): CallRequest {
+/** What core needs of a ToolRequest. proto3 cannot tell an empty name from a missing one: both are invalid. */
+function readToolRequest(raw: RawToolRequest): {
+  name: string;
+  args: unknown;
+  elicitation: ElicitationReply | undefined;
+} {
   if (isMalformed(raw)) throw rejectionOf(raw, 'mcplite.ToolRequest');
   const name = raw.name;
   if (!name) {
@@ -210,39 +213,52 @@ function toCallRequest(raw: RawToolRequest): CallRequest {
       errors: [{ field: 'name', message: 'is required and must be a string' }],
     });
   }
-  const request: CallRequest = { name, arguments: raw.arguments ? fromStruct(raw.arguments) : undefined };
   const e = raw.elicitation;
-  if (e) request.elicitation = { state: e.state ?? '', answers: fromStruct(e.answers) };
-  return request;
+  return {
+    name,
+    args: raw.arguments ? fromStruct(raw.arguments) : undefined,
+    elicitation: e ? { state: e.state ?? '', answers: fromStruct(e.answers) } : undefined,
+  };
 }
 
 /**
- * One AbortSignal per call that fires when the client cancels or hangs up, or its deadline passes (the reason
- * says which), so the handler's `ctx.signal` stops the work. `dispose` detaches it once the call has ended,
- * because grpc-js reports every finished call as "cancelled" too.
+ * One call's life: `abort` fires when the client cancels or hangs up, or its deadline passes (the reason says
+ * which), so the handler's `ctx.signal` stops the work; that AbortSignal is made only when read (`LazyAbort`).
+ * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
+ * too. It is the call's `CallSource`: the peer address is read only by calls that count per caller.
  */
-function watchCall(call: AnyCall): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const raw = call.getDeadline();
-  const deadline = raw instanceof Date ? raw.getTime() : raw;
-  const onCancelled = () => {
-    const late = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
-    controller.abort(
-      late
-        ? new McpLiteError('deadline_exceeded', "The client's deadline passed")
-        : new McpLiteError('cancelled', 'The client cancelled the call'),
-    );
-  };
-  // grpc-js reports a deadline that passed before the handler started only later (as a cancel), after the tool
-  // would have run: the deadline itself is what says the call is already over.
-  if (call.cancelled || (Number.isFinite(deadline) && Date.now() >= deadline)) onCancelled();
-  else call.once('cancelled', onCancelled);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      call.off('cancelled', onCancelled);
-    },
-  };
+class CallLife implements CallSource {
+  readonly abort = new LazyAbort();
+  private readonly onCancelled: () => void;
+
+  constructor(private readonly call: AnyCall) {
+    const raw = call.getDeadline();
+    const deadline = raw instanceof Date ? raw.getTime() : raw;
+    this.onCancelled = () => {
+      const late = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
+      this.abort.abort(
+        late
+          ? new McpLiteError('deadline_exceeded', "The client's deadline passed")
+          : new McpLiteError('cancelled', 'The client cancelled the call'),
+      );
+    };
+    // grpc-js reports a deadline that passed before the handler started only later (as a cancel), after the tool
+    // would have run: the deadline itself is what says the call is already over.
+    if (call.cancelled || (Number.isFinite(deadline) && Date.now() >= deadline)) this.onCancelled();
+    else call.once('cancelled', this.onCancelled);
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get remoteAddress(): string | undefined {
+    return peerAddress(this.call.getPeer());
+  }
+
+  dispose(): void {
+    this.call.off('cancelled', this.onCancelled);
+  }
 }
 
 /** The address part of a grpc-js peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "127.0.0.1:5000"). */
