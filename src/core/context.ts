@@ -66,7 +66,7 @@ export class CallContext implements ToolContext {
   }
 
   get signal(): AbortSignal {
-    return this.abortController().signal;
+    return this.lazyAbort().signal;
   }
 
   get log(): Logger {
@@ -82,7 +82,7 @@ export class CallContext implements ToolContext {
   }
 
   /** The abort behind `signal`; created on first use and linked to the client's signal. */
-  abortController(): LazyAbort {
+  lazyAbort(): LazyAbort {
     if (!this.controller) {
       const controller = new LazyAbort();
       this.controller = controller;
@@ -109,7 +109,7 @@ export class CallContext implements ToolContext {
     // Work detached before anything linked it to the client never needs the client's signal: not reading it
     // spares the binding from making one (the node adapter's costs an AbortController and a listener).
     if (!this.controller) this.client = undefined;
-    const controller = this.abortController();
+    const controller = this.lazyAbort();
     this.isBackground = true;
     return controller;
   }

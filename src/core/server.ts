@@ -222,7 +222,7 @@ export class ToolServer {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     const reason = new McpLiteError('unavailable', 'The server is shutting down');
-    for (const p of this.pending) p.context.abortController().abort(reason);
+    for (const p of this.pending) p.context.lazyAbort().abort(reason);
     await this.promises?.abortAll(reason);
     this.promises?.close();
     await this.queue?.close();
