@@ -17,12 +17,14 @@ import {
   getStream,
   openSession,
   post,
+  REDIS_URL,
   replica,
   request,
   SseReader,
   stateless,
   taskStatus,
 } from './support/shared-sessions.js';
+import { slowLink } from './support/slow-link.js';
 
 describeShared('test/mcp-shared-sessions-streams.test.ts', 'streams', ({ a, b, prefixOf }) => {
   const taskPrefix = prefixOf('task');
@@ -138,13 +140,42 @@ describeShared('test/mcp-shared-sessions-streams.test.ts', 'streams', ({ a, b, p
     expect(log.id).toBeTruthy();
     const result = await sse.next();
     sse.cancel();
-    await new Promise((r) => setTimeout(r, 100));
     const resumed = new SseReader(await getStream(b.url, session, log.id));
     const replayed = await resumed.next();
     expect(replayed.id).toBe(result.id);
     expect(replayed.data.result.content[0].text).toBe('ok');
     resumed.cancel();
   });
+
+  it('resumes at once on another replica what a replica with a slow link to Redis sent on a POST stream', async () => {
+    // The slow replica's events reach its client only once Redis keeps them: a client that resumes at once, on a
+    // replica with a fast link, finds them in the log (before, the result was sent at once and reached Redis
+    // 100 ms later).
+    const link = await slowLink(REDIS_URL!, 100);
+    const prefix = prefixOf('slow');
+    const slow = await replica(prefix, {}, false, link.url);
+    const fast = await replica(prefix);
+    try {
+      const session = await openSession(slow.url);
+      await post(slow.url, request('logging/setLevel', { level: 'warning' }), session);
+      const call = await post(slow.url, request('tools/call', { name: 'chatty', arguments: {} }), session);
+      const sse = new SseReader(call);
+      const log = await sse.next();
+      expect(log.data.method).toBe('notifications/message');
+      const result = await sse.next();
+      expect(result.data.result.content[0].text).toBe('ok');
+      sse.cancel();
+      const resumed = new SseReader(await getStream(fast.url, session, log.id));
+      const replayed = await resumed.next();
+      expect(replayed.id).toBe(result.id);
+      expect(replayed.data.result.content[0].text).toBe('ok');
+      resumed.cancel();
+    } finally {
+      await closeReplica(fast);
+      await closeReplica(slow);
+      await link.close();
+    }
+  }, 20_000);
 
   it('resumes on B, with tasks/update, a task made on A that asked for input', async () => {
     const c = await replica(taskPrefix, {}, true);

@@ -63,12 +63,14 @@ export interface Replica {
   url: string;
 }
 
+/** A replica over `prefix` (store `options`, a promise store with `withPromises`), reaching Redis at `redisUrl`. */
 export async function replica(
   prefix: string,
   options: Record<string, number> = {},
   withPromises = false,
+  redisUrl = REDIS_URL!,
 ): Promise<Replica> {
-  const store = new RedisSessionStore({ url: REDIS_URL!, prefix, ...options });
+  const store = new RedisSessionStore({ url: redisUrl, prefix, ...options });
   const promises = withPromises
     ? new RedisPromiseStore({ url: REDIS_URL!, prefix: `${prefix}p:` })
     : undefined;

@@ -31,6 +31,8 @@ export class HttpExchange implements Exchange {
   private queue: AsyncQueue<string> | undefined;
   private streamIdValue: string | undefined;
   private detached: AbortSignal | undefined;
+  /** The last event of a session's stream to be kept for resumption: each event waits for the one before. */
+  private lastKept: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly serverRequests: ServerRequests,
@@ -91,8 +93,10 @@ export class HttpExchange implements Exchange {
   /** Ends the request with its final message: the JSON answer, or the last event of its stream. */
   finish(status: number, message: string, headers?: Record<string, string>): void {
     if (this.queue) {
+      const queue = this.queue;
       void this.send(message);
-      this.queue.end();
+      // After the last event is kept and pushed (send pushes it in this same turn of `lastKept`).
+      void this.lastKept.then(() => queue.end());
       return;
     }
     this.resolveResponse({
@@ -127,14 +131,18 @@ export class HttpExchange implements Exchange {
       this.queue = new AsyncQueue<string>();
       this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });
     }
-    const chunk = this.session
-      ? this.session.record(this.streamId(), message)
-      : `event: message\ndata: ${message}\n\n`;
-    if (this.queue.consumerGone && this.session) {
+    const { session, queue } = this;
+    if (!session) return queue.push(`event: message\ndata: ${message}\n\n`);
+    // A session's event reaches the client only once it is kept: a client that reads it and at once resumes the
+    // stream (Last-Event-ID), on any replica, must find it in the log. Events go out in order.
+    const stream = this.streamId();
+    const { chunk, kept } = session.record(stream, message);
+    const turn = this.lastKept.then(() => kept);
+    this.lastKept = turn;
+    return turn.then(() =>
       // The client dropped the stream; a resumed GET (Last-Event-ID) may carry the rest.
-      return this.session.deliver(this.streamId(), chunk);
-    }
-    return this.queue.push(chunk);
+      queue.consumerGone ? session.deliver(stream, chunk) : queue.push(chunk),
+    );
   }
 }
 

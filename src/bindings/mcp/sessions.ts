@@ -111,12 +111,12 @@ export class McpSession {
 
   /**
    * Numbers an event of `stream` and keeps it for resumption (the store keeps the newest `maxEvents`, within
-   * `maxEventBytes`); returns the SSE text at once, the store write follows in order.
+   * `maxEventBytes`): returns the SSE text, and `kept`, which resolves once the store has it (or failed to keep
+   * it; it never rejects). Store writes are started in the order of the calls.
    */
-  record(stream: string, message: string): string {
+  record(stream: string, message: string): { chunk: string; kept: Promise<void> } {
     const id = `${stream}_${PROCESS_TAG}${++eventSeq}`;
-    this.hub.keep(this.id, { id, stream, data: message });
-    return sseEvent(id, message);
+    return { chunk: sseEvent(id, message), kept: this.hub.keep(this.id, { id, stream, data: message }) };
   }
 
   /** Sends an already recorded chunk of a POST stream to whoever resumed it, on any replica (dropped if nobody). */
@@ -249,9 +249,12 @@ export class SessionHub {
     );
   }
 
-  /** Keeps an event for resumption; a failing store costs the resumption of that event, logged. */
-  keep(sessionId: string, event: { id: string; stream: string; data: string }): void {
-    this.store
+  /**
+   * Keeps an event for resumption; resolves once kept. A failing store costs the resumption of that event,
+   * logged: the promise resolves then too.
+   */
+  keep(sessionId: string, event: { id: string; stream: string; data: string }): Promise<void> {
+    return this.store
       .appendEvent(sessionId, event)
       .catch((err) => this.log?.warn({ err: String(err) }, 'could not keep an event for resumption'));
   }
