@@ -1,0 +1,49 @@
+/**
+ * The inspector mounted on a demo server that requires a bearer token (`serve({ inspector: true })`): the page is
+ * asked for a token, passes it to the binding, which checks it, and the credential is never echoed back.
+ */
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverOptions, tools } from '../../examples/demo/index.js';
+import { bearerAuth } from '../core/auth.js';
+import { createServer } from '../create-server.js';
+import { type RunningServer, serve } from '../serve.js';
+import { events, send } from './inspector.fixtures.js';
+
+describe('inspector mounted on a server that requires a bearer token', () => {
+  let running: RunningServer;
+  let port: number;
+  let token: string;
+
+  beforeAll(async () => {
+    const server = createServer({ ...serverOptions, tools, authenticate: bearerAuth(['s3cret-token']) });
+    running = await serve(server, { port: 0, inspector: true });
+    port = (running.http.server.address() as AddressInfo).port;
+    token = /name="mcplite-inspector-token" content="([^"]+)"/.exec(
+      (await send(port, 'GET', '/inspector/')).body,
+    )![1]!;
+  });
+  afterAll(async () => {
+    await running?.close(500);
+  });
+
+  it('asks the page for a token and passes it to the binding, which checks it', async () => {
+    const headers = { 'x-mcplite-inspector': token, 'content-type': 'application/json' };
+    const info = JSON.parse((await send(port, 'GET', '/inspector/api/info', headers)).body);
+    expect(info).toMatchObject({ binding: 'mcp-lite-http', requiresToken: true });
+    const body = JSON.stringify({ tool: 'echo', arguments: { message: 'x' }, stream: false });
+    const refused = events((await send(port, 'POST', '/inspector/api/call', headers, body)).body).at(
+      -1,
+    )!.data;
+    expect(refused.outcome.error).toMatchObject({ code: -32002, status: 401 });
+    const wrong = { ...headers, authorization: 'Bearer nope' };
+    expect(
+      events((await send(port, 'POST', '/inspector/api/call', wrong, body)).body).at(-1)!.data.outcome.type,
+    ).toBe('error');
+    const right = { ...headers, authorization: 'Bearer s3cret-token' };
+    const answered = events((await send(port, 'POST', '/inspector/api/call', right, body)).body);
+    expect(answered.at(-1)!.data.outcome).toMatchObject({ type: 'answer', result: { message: 'x' } });
+    // The credential is never echoed in the exchange the page shows.
+    expect(JSON.stringify(answered)).not.toContain('s3cret-token');
+  });
+});
