@@ -3,27 +3,20 @@
  * `initialize` POSTed to `/mcp` makes a draft session answered in the draft shapes (progress, cancel,
  * tools/changed, resources/changed, shutdown and exit), while MCP clients of the same endpoint keep MCP shapes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, serve, type ToolServer } from '../src/index.js';
-import { aborted, answer, httpTranscript, INVOKE, makeServer, post } from './support/draft-dialect.js';
+import { describe, expect, it } from 'vitest';
+import { aborted, answer, httpTranscript, INVOKE, post, useDraftServer } from './support/draft-dialect.js';
 
 describe('the draft-seed dialect over Streamable HTTP', () => {
-  let server: ToolServer;
-  let running: RunningServer;
-  beforeAll(async () => {
-    server = makeServer();
-    running = await serve(server, { port: 0 });
-  });
-  afterAll(() => running.close(1000));
+  const live = useDraftServer();
 
   it('a draft initialize POSTed to /mcp makes a draft session: every message answered in the draft shapes', async () => {
     aborted.length = 0;
-    const replica = { url: running.url, server };
+    const replica = { url: live.running.url, server: live.server };
     await httpTranscript(replica, replica);
   });
 
   it('leaves MCP clients of the same endpoint in MCP shapes', async () => {
-    const init = await post(running.url, {
+    const init = await post(live.running.url, {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
@@ -31,12 +24,12 @@ describe('the draft-seed dialect over Streamable HTTP', () => {
     });
     expect((await init.json()).result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: {} });
     const session = init.headers.get('mcp-session-id')!;
-    const listed = await answer(running.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    const listed = await answer(live.running.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(listed.result.tools).toEqual([expect.objectContaining({ name: 'get_weather' })]);
-    const invoked = await answer(running.url, INVOKE, session);
+    const invoked = await answer(live.running.url, INVOKE, session);
     expect(invoked.result.structuredContent).toEqual({ temperature: 89, condition: 'Sunny' });
     const missing = await answer(
-      running.url,
+      live.running.url,
       { ...INVOKE, params: { name: 'get_weather', arguments: {} } },
       session,
     );

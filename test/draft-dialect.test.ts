@@ -5,21 +5,24 @@
  * `test/draft-dialect-replicas.test.ts`.
  */
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveStdio } from '../src/bindings/mcp/stdio.js';
-import { type RunningServer, serve, type ToolServer } from '../src/index.js';
+import type { ToolServer } from '../src/index.js';
 import {
   aborted,
   CANCEL,
   EXIT,
   INITIALIZE,
+  INITIALIZE_RESULT,
   INITIALIZED,
   INVOKE,
   makeServer,
   SHUTDOWN,
   TOOLS_LIST,
+  useDraftServer,
   WEATHER_SCHEMA,
 } from './support/draft-dialect.js';
+import { jsonLines } from './support/json-lines.js';
 import { connectWs } from './support/ws-client.js';
 
 /** A connection speaking raw JSON-RPC messages. */
@@ -32,20 +35,7 @@ interface Conn {
 /** Runs the draft's transcript over one connection to `server`. */
 async function transcript(server: ToolServer, conn: Conn): Promise<void> {
   conn.send(INITIALIZE);
-  expect(await conn.next((m) => m.id === 1)).toEqual({
-    jsonrpc: '2.0',
-    id: 1,
-    result: {
-      server: { name: 'example-server', version: '1.0.0' },
-      serverCapabilities: {
-        supportsToolDiscovery: true,
-        supportsResourceDiscovery: false,
-        supportsNotifications: true,
-        supportsProgress: true,
-        supportsCancellation: true,
-      },
-    },
-  });
+  expect(await conn.next((m) => m.id === 1)).toEqual(INITIALIZE_RESULT);
   conn.send(INITIALIZED);
   conn.send(TOOLS_LIST);
   const listed = await conn.next((m) => m.id === 2);
@@ -105,18 +95,12 @@ async function transcript(server: ToolServer, conn: Conn): Promise<void> {
 }
 
 describe('the draft-seed dialect', () => {
-  let server: ToolServer;
-  let running: RunningServer;
-  beforeAll(async () => {
-    server = makeServer();
-    running = await serve(server, { port: 0 });
-  });
-  afterAll(() => running.close(1000));
+  const live = useDraftServer();
 
   it('over WebSocket: the draft example messages, answered in the draft shapes; exit closes', async () => {
     aborted.length = 0;
-    const c = await connectWs(`${running.url.replace('http', 'ws')}/mcp`, { protocol: 'mcp' });
-    await transcript(server, { send: c.send, next: c.next, closed: c.closed });
+    const c = await connectWs(`${live.running.url.replace('http', 'ws')}/mcp`, { protocol: 'mcp' });
+    await transcript(live.server, { send: c.send, next: c.next, closed: c.closed });
     expect((await c.closed).code).toBe(1000);
   });
 
@@ -126,24 +110,7 @@ describe('the draft-seed dialect', () => {
     const input = new PassThrough();
     const output = new PassThrough();
     const stdio = serveStdio(stdioServer, { input, output });
-    const received: any[] = [];
-    const waiters: Array<() => void> = [];
-    let buffered = '';
-    output.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-        received.push(JSON.parse(buffered.slice(0, i)));
-        buffered = buffered.slice(i + 1);
-        for (const w of waiters.splice(0)) w();
-      }
-    });
-    const next = async (match: (m: any) => boolean) => {
-      for (;;) {
-        const i = received.findIndex(match);
-        if (i >= 0) return received.splice(i, 1)[0];
-        await new Promise<void>((r) => waiters.push(r));
-      }
-    };
+    const { next } = jsonLines(output);
     await transcript(stdioServer, {
       send: (m) => input.write(`${JSON.stringify(m)}\n`),
       next,

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveStdio } from '../src/bindings/mcp/stdio.js';
 import { createServer } from '../src/create-server.js';
+import { jsonLines } from './support/json-lines.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const META = {
@@ -44,29 +45,13 @@ function start(script: string, args: string[] = [], env: Record<string, string> 
   child.stderr.setEncoding('utf8').on('data', (c: string) => {
     err += c;
   });
-  const messages: any[] = [];
-  const waiters: Array<() => void> = [];
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => {
-    buffered += c;
-    for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-      messages.push(JSON.parse(buffered.slice(0, i)));
-      buffered = buffered.slice(i + 1);
-    }
-    for (const w of waiters.splice(0)) w();
-  });
+  const lines = jsonLines(child.stdout);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,
     stderr: () => err,
     send: (line) => child.stdin.write(`${line}\n`),
-    async next(pred) {
-      for (;;) {
-        const i = messages.findIndex(pred);
-        if (i >= 0) return messages.splice(i, 1)[0];
-        await new Promise<void>((r) => waiters.push(r));
-      }
-    },
+    next: lines.next,
     exited,
   };
 }

@@ -29,6 +29,7 @@ import {
   toolRequest,
   unary,
 } from './grpc-client.js';
+import { jsonLines } from './json-lines.js';
 import { connectWs, RefusedUpgrade } from './ws-client.js';
 
 // ---- adapter: MCP-lite HTTP (fetch, JSON-RPC, SSE) ----
@@ -307,24 +308,7 @@ export const stdioAdapter: BindingAdapter = {
     const input = new PassThrough();
     const output = new PassThrough();
     const stdio = serveMcpLiteStdio(server, { input, output });
-    const received: any[] = [];
-    const waiters: Array<() => void> = [];
-    let buffered = '';
-    output.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-        received.push(JSON.parse(buffered.slice(0, i)));
-        buffered = buffered.slice(i + 1);
-        for (const w of waiters.splice(0)) w();
-      }
-    });
-    const next = async (match: (m: any) => boolean) => {
-      for (;;) {
-        const i = received.findIndex(match);
-        if (i >= 0) return received.splice(i, 1)[0];
-        await new Promise<void>((r) => waiters.push(r));
-      }
-    };
+    const { messages: received, next } = jsonLines(output);
     return channelSession(
       Promise.resolve({
         send: (m: unknown) => input.write(`${JSON.stringify(m)}\n`),

@@ -27,6 +27,7 @@ import {
   errorDetail,
   mask,
   type Reply,
+  sharedErrorClass,
 } from './cross-binding-shape.js';
 
 /**
@@ -75,20 +76,8 @@ function fromMcpError(err: unknown): Reply {
             ? 'promise_not_found'
             : 'invalid_params';
       break;
-    case -32603:
-      cls = 'internal';
-      break;
-    case -32001:
-      cls = 'deadline_exceeded';
-      break;
-    case -32002:
-      cls = 'unauthenticated';
-      break;
-    case -32800:
-      cls = 'cancelled';
-      break;
     default:
-      cls = 'other';
+      cls = sharedErrorClass(err.code);
   }
   return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
 }

@@ -133,6 +133,19 @@ export function fromResult(result: Record<string, any>): Reply {
   };
 }
 
+/** The classes of the JSON-RPC codes that MCP-lite and MCP use alike. */
+const SHARED_CODES: Readonly<Record<number, ErrorClass>> = {
+  [-32603]: 'internal',
+  [-32001]: 'deadline_exceeded',
+  [-32002]: 'unauthenticated',
+  [-32800]: 'cancelled',
+};
+
+/** The class of a JSON-RPC code both wires use alike; `other` for the rest. */
+export function sharedErrorClass(code: number): ErrorClass {
+  return SHARED_CODES[code] ?? 'other';
+}
+
 /** A JSON-RPC error of MCP-lite, normalised. */
 export function fromError(error: { code: number; data?: any }): Reply {
   const data = error.data ?? {};
@@ -144,20 +157,8 @@ export function fromError(error: { code: number; data?: any }): Reply {
     case -32602:
       cls = data.reason === 'unknown' ? 'promise_not_found' : 'invalid_params';
       break;
-    case -32603:
-      cls = 'internal';
-      break;
-    case -32001:
-      cls = 'deadline_exceeded';
-      break;
-    case -32002:
-      cls = 'unauthenticated';
-      break;
-    case -32800:
-      cls = 'cancelled';
-      break;
     default:
-      cls = 'other';
+      cls = sharedErrorClass(error.code);
   }
   return { kind: 'error', class: cls, detail: errorDetail(cls, data) };
 }

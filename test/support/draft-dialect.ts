@@ -2,9 +2,15 @@
  * Shared setup of the draft-dialect tests (`test/draft-dialect*.test.ts`): the draft's example messages, its example
  * server, and the raw Streamable HTTP client and transcript used by the one-server and two-replica parts.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { reportProgress } from '../../src/core/notices.js';
-import { createServer, type ToolDefinition, type ToolServer } from '../../src/index.js';
+import {
+  createServer,
+  type RunningServer,
+  serve,
+  type ToolDefinition,
+  type ToolServer,
+} from '../../src/index.js';
 
 // The draft's examples, verbatim (sections 3.1, 3.1 step 3, 4.1, 5.1, 7, 8.1, 8.2).
 /** The draft's `initialize` (section 3.1). */
@@ -16,6 +22,21 @@ export const INITIALIZE = {
     clientCapabilities: { supportsProgress: true, supportsCancellation: true },
   },
   id: 1,
+};
+/** The answer to the draft's `initialize` from `makeServer()` (section 3.1). */
+export const INITIALIZE_RESULT = {
+  jsonrpc: '2.0',
+  id: 1,
+  result: {
+    server: { name: 'example-server', version: '1.0.0' },
+    serverCapabilities: {
+      supportsToolDiscovery: true,
+      supportsResourceDiscovery: false,
+      supportsNotifications: true,
+      supportsProgress: true,
+      supportsCancellation: true,
+    },
+  },
 };
 /** The draft's `initialized` notification (section 3.1 step 3). */
 export const INITIALIZED = { jsonrpc: '2.0', method: 'initialized', params: {} };
@@ -71,6 +92,20 @@ export function makeServer(): ToolServer {
 }
 
 const ACCEPT = 'application/json, text/event-stream';
+
+/**
+ * Serves `makeServer()` on a free port for the calling file's tests (started before them, closed after); the
+ * returned object is filled in when they start.
+ */
+export function useDraftServer(): { server: ToolServer; running: RunningServer } {
+  const live = {} as { server: ToolServer; running: RunningServer };
+  beforeAll(async () => {
+    live.server = makeServer();
+    live.running = await serve(live.server, { port: 0 });
+  });
+  afterAll(() => live.running.close(1000));
+  return live;
+}
 
 /** POSTs one message to `/mcp`, in `session` if given (a draft client sends no MCP-Protocol-Version). */
 export function post(base: string, body: unknown, session?: string): Promise<Response> {
@@ -157,20 +192,7 @@ export async function httpTranscript(
   expect(init.status).toBe(200);
   const session = init.headers.get('mcp-session-id')!;
   expect(session).toMatch(/^[\x21-\x7e]+$/);
-  expect(await init.json()).toEqual({
-    jsonrpc: '2.0',
-    id: 1,
-    result: {
-      server: { name: 'example-server', version: '1.0.0' },
-      serverCapabilities: {
-        supportsToolDiscovery: true,
-        supportsResourceDiscovery: false,
-        supportsNotifications: true,
-        supportsProgress: true,
-        supportsCancellation: true,
-      },
-    },
-  });
+  expect(await init.json()).toEqual(INITIALIZE_RESULT);
   const initialized = await post(b.url, INITIALIZED, session);
   expect(initialized.status).toBe(202);
   const get = await fetch(`${b.url}/mcp`, {

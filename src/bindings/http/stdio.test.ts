@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type JsonLines, jsonLines } from '../../../test/support/json-lines.js';
 import { createServer } from '../../create-server.js';
 import { type McpLiteStdioOptions, type McpLiteStdioServer, serveMcpLiteStdio } from './stdio.js';
 
@@ -38,31 +39,16 @@ afterEach(() => open?.close());
 function connect(options: McpLiteStdioOptions = {}) {
   const server = createServer({ tools, promiseStore: false });
   const input = new PassThrough();
-  const output = options.output ?? new PassThrough();
-  const messages: any[] = [];
-  const waiters: Array<() => void> = [];
-  let buffered = '';
-  if (!options.output) {
-    output.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-        messages.push(JSON.parse(buffered.slice(0, i)));
-        buffered = buffered.slice(i + 1);
-        for (const w of waiters.splice(0)) w();
-      }
-    });
-  }
+  const own = new PassThrough();
+  const output = options.output ?? own;
+  // A caller's own output (one that stops reading) is not read here: reading it would drain it.
+  const lines: JsonLines = options.output
+    ? { messages: [], next: () => new Promise(() => {}) }
+    : jsonLines(own);
   const stdio = serveMcpLiteStdio(server, { ...options, input, output });
   open = stdio;
   const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
-  const next = async (pred: (m: any) => boolean) => {
-    for (;;) {
-      const i = messages.findIndex(pred);
-      if (i >= 0) return messages.splice(i, 1)[0];
-      await new Promise<void>((r) => waiters.push(r));
-    }
-  };
-  return { stdio, input, send, next, messages };
+  return { stdio, input, send, next: lines.next, messages: lines.messages };
 }
 
 describe('MCP-lite over stdio', () => {

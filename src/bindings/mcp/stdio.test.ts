@@ -4,6 +4,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { jsonLines } from '../../../test/support/json-lines.js';
 import { reportProgress } from '../../core/notices.js';
 import { createServer } from '../../create-server.js';
 import { type StdioServer, serveStdio } from './stdio.js';
@@ -30,29 +31,9 @@ function connect(pageSize?: number) {
   });
   const input = new PassThrough();
   const output = new PassThrough();
-  const messages: any[] = [];
-  const waiters: Array<() => void> = [];
-  let buffered = '';
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
-      messages.push(JSON.parse(buffered.slice(0, i)));
-      buffered = buffered.slice(i + 1);
-      for (const w of waiters.splice(0)) w();
-    }
-  });
+  const { next } = jsonLines(output);
   const stdio = serveStdio(server, { input, output, ...(pageSize ? { pageSize } : {}) });
   const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
-  const next = async (pred: (m: any) => boolean) => {
-    for (;;) {
-      const found = messages.find(pred);
-      if (found) {
-        messages.splice(messages.indexOf(found), 1);
-        return found;
-      }
-      await new Promise<void>((r) => waiters.push(r));
-    }
-  };
   return { server, stdio, send, next, input };
 }
 
