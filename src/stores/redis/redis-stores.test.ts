@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/support/free-port.js';
+import { startRedis } from '../../../test/support/redis-server.js';
 import { usePromiseStores } from '../../../test/support/redis-stores.js';
 import type { PromiseRecord, Settlement } from '../../core/promises/store.js';
 import { describePromiseStoreContract } from '../promise-store-contract.js';
@@ -280,33 +280,6 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
     expect(redactUrl('redis://user:secret@host:6379/0')).not.toContain('secret');
   });
 });
-
-/** Starts a throwaway redis-server on `port` (no persistence) and resolves once it accepts connections. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}): ${out}`));
-    });
-  });
-  return child;
-}
 
 function record(overrides: Partial<PromiseRecord> = {}): PromiseRecord {
   const now = Date.now();

@@ -1,27 +1,24 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { registerScript, runBatched } from './script-batch.js';
 
 /**
- * A Lua script run by its SHA1 (EVALSHA), loaded on first use and again after a server restart or SCRIPT FLUSH
- * (NOSCRIPT): the script text crosses the wire once per server, not once per call. Each script is one atomic
- * step, which is how the Redis stores make every state change atomic across replicas.
+ * A Lua script, one atomic step: how the Redis stores make every state change atomic across replicas. Calls go
+ * to Redis in batches (script-batch.ts): all of a turn of the event loop as one EVALSHA of a script combining
+ * every script, loaded on first use and again after a server restart or SCRIPT FLUSH (NOSCRIPT). Each call still
+ * runs on its own keys and arguments and gets its own reply.
  */
 export class LuaScript {
-  /** SHA1 of the text, the name EVALSHA knows it by. */
-  readonly sha: string;
+  /** Its number in the combined script. */
+  private readonly id: number;
 
+  /** `lua`: the script's text, reading its keys from KEYS and its arguments from ARGV. */
   constructor(readonly lua: string) {
-    this.sha = createHash('sha1').update(lua).digest('hex');
+    this.id = registerScript(this);
   }
 
-  /** Runs the script with `keys` (KEYS) and `args` (ARGV). */
-  async run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return client.eval(this.lua, keys.length, ...keys, ...args);
-    }
+  /** Runs the script with `keys` (KEYS) and `args` (ARGV); rejects with its error reply. */
+  run(client: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return runBatched(client, this.id, keys, args);
   }
 }
 
