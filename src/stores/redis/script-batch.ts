@@ -95,15 +95,18 @@ function send(client: Redis, batch: Batch): void {
   if (batches.get(client) === batch) batches.delete(client);
   const script = combinedScript();
   const { calls } = batch;
-  const keys: string[] = [];
-  const args: string[] = [String(calls.length)];
+  // The command's arguments in one array, built in two passes (keys, then the rest) instead of joined copies.
+  const argv: string[] = ['', ''];
+  for (const call of calls) for (const k of call.keys) argv.push(k);
+  argv[1] = String(argv.length - 2);
+  argv.push(String(calls.length));
   for (const call of calls) {
-    for (const k of call.keys) keys.push(k);
-    args.push(String(call.id), String(call.keys.length), String(call.args.length));
-    for (const a of call.args) args.push(String(a));
+    argv.push(String(call.id), String(call.keys.length), String(call.args.length));
+    for (const a of call.args) argv.push(typeof a === 'string' ? a : String(a));
   }
-  const command = (name: string, script: string) => {
-    const c = new Command(name, [script, String(keys.length), ...keys, ...args], { replyEncoding: 'utf8' });
+  const command = (name: string, scriptArg: string) => {
+    argv[0] = scriptArg;
+    const c = new Command(name, argv, { replyEncoding: 'utf8' });
     // Straight to the connection: a batch is already one command per turn, and ioredis's auto-pipelining would
     // hold it for one more turn.
     void client.sendCommand(c);

@@ -92,9 +92,12 @@ if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return redis.error_rep
 if ARGV[7] == '' then
   redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p')
 else
-  redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p', 'l', ARGV[7])
+  if ARGV[8] == '' then
+    redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p', 'l', ARGV[7])
+  else
+    redis.call('HSET', KEYS[1], 'r', ARGV[1], 's', 'p', 'l', ARGV[7], 'j', ARGV[8])
+  end
   redis.call('ZADD', KEYS[5], ARGV[7], ARGV[6])
-  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'j', ARGV[8]) end
 end
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[6])
