@@ -10,8 +10,10 @@ import { Command, type Redis } from 'ioredis';
  * command for the whole batch cut a promise create + redeem pair's server CPU by about a fifth (`npm run bench`,
  * scale section). What stays the same per call: its own keys and arguments, its own atomic run (a batch runs as
  * one script, so no other client's command comes between its calls), its own answer or error reply (a bound
- * refused, a wrong type), and the order of calls from one process. What differs: a failure of the whole command
- * (Redis down, timeout) rejects every call of the batch.
+ * refused, a wrong type), and the order of script calls from one process. What differs: a failure of the whole
+ * command (Redis down, timeout) rejects every call of the batch; and a plain command (HMGET, PUBLISH) sent in the
+ * same turn as a script call may reach Redis before it, so the stores wait for a script's reply before any command
+ * that depends on it.
  *
  * The combined script is made of every script registered so far (`registerScript`); one registered later makes a
  * new combined script, loaded on first use like any other (NOSCRIPT, then EVAL).
