@@ -3,17 +3,8 @@
  * (mcp-detailed-draft-spec-2025-06-18.md).
  */
 import { describe, expect, it } from 'vitest';
+import { INITIALIZE } from '../../../test/support/draft-dialect.js';
 import { DraftDialect, isDraftInitialize } from './index.js';
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  method: 'initialize',
-  params: {
-    mcpVersion: '2025-06-18',
-    clientCapabilities: { supportsProgress: true, supportsCancellation: true },
-  },
-  id: 1,
-};
 
 function dialect(
   tools = [{ name: 'get_weather', description: 'Retrieve weather for a city' }],

@@ -3,8 +3,8 @@ import { setMaxListeners } from 'node:events';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/support/free-port.js';
-import { startRedis } from '../../../test/support/redis-server.js';
 import { usePromiseStores } from '../../../test/support/redis-stores.js';
+import { RedisServer } from '../../../test/support/scale-cluster.js';
 import type { PromiseRecord, Settlement } from '../../core/promises/store.js';
 import { describePromiseStoreContract } from '../promise-store-contract.js';
 import { connectRedis, redactUrl, redisReady, storeUnavailable, withRedis } from './connection.js';
@@ -189,9 +189,8 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
   });
 
   it('says unavailable within a second when Redis is down, and recovers when it is back', async () => {
-    const port = await freePort();
-    const downUrl = `redis://127.0.0.1:${port}`;
-    let server = await startRedis(port);
+    const server = await new RedisServer(await freePort()).start();
+    const downUrl = server.url;
     try {
       const [a, b, c] = [store({ url: downUrl }), store({ url: downUrl }), store({ url: downUrl })];
       const limiter = new RedisRateLimitStore({ url: downUrl, prefix });
@@ -199,8 +198,7 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
       const r = record();
       expect(await a.create(r, quota)).toBe(true);
       await a.ping();
-      server.kill('SIGKILL');
-      await new Promise((resolve) => server.once('exit', resolve));
+      await server.kill();
       for (const op of [
         () => a.get(r.token),
         () => a.create(record(), quota),
@@ -223,7 +221,7 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
       const closing = Date.now();
       await c.close();
       expect(Date.now() - closing).toBeLessThan(1000);
-      server = await startRedis(port);
+      await server.start();
       await until(
         async () =>
           (await a.ping().then(
@@ -253,7 +251,7 @@ describe.skipIf(!REDIS_URL)('Redis stores', () => {
       await until(() => heard.includes(fresh.token));
       await until(async () => (await limiter.take('k2', 1, 1, Date.now()).catch(() => -1)) === 0, 8000);
     } finally {
-      server.kill('SIGKILL');
+      await server.kill();
     }
   });
 

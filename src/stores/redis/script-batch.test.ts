@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/support/free-port.js';
-import { startRedis } from '../../../test/support/redis-server.js';
 import { usePromiseStores } from '../../../test/support/redis-stores.js';
+import { RedisServer } from '../../../test/support/scale-cluster.js';
 import { FULL, LuaScript } from './scripts.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -40,16 +39,15 @@ async function scriptCommandsDuring(admin: Redis, act: () => Promise<unknown>): 
 describe.skipIf(!REDIS_URL)('script batches (real Redis)', () => {
   const { store } = usePromiseStores(url, prefix);
   const client = new Redis(url);
-  let privateServer: ChildProcess | undefined;
+  let privateServer: RedisServer | undefined;
   let own: Redis;
   beforeAll(async () => {
-    const port = await freePort();
-    privateServer = await startRedis(port);
-    own = new Redis(port, '127.0.0.1');
+    privateServer = await new RedisServer(await freePort()).start();
+    own = new Redis(privateServer.url);
   });
   afterAll(async () => {
     own?.disconnect();
-    privateServer?.kill('SIGKILL');
+    await privateServer?.kill();
     await client.quit();
   });
 
@@ -136,9 +134,8 @@ describe.skipIf(!REDIS_URL)('script batches (real Redis)', () => {
   });
 
   it('loads the combined script again after SCRIPT FLUSH or a Redis restart (own redis-server)', async () => {
-    const port = await freePort();
-    let server: ChildProcess = await startRedis(port);
-    const own = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    const server = await new RedisServer(await freePort()).start();
+    const own = new Redis(server.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
     const ready = () =>
       new Promise<void>((resolve) => (own.status === 'ready' ? resolve() : own.once('ready', resolve)));
     try {
@@ -149,16 +146,15 @@ describe.skipIf(!REDIS_URL)('script batches (real Redis)', () => {
         'two',
         null,
       ]);
-      server.kill('SIGKILL');
-      await new Promise((resolve) => server.once('exit', resolve));
+      await server.kill();
       // Redis down: every call of the batch fails at once, none hangs.
       await expect(ECHO.run(own, ['k'], ['down'])).rejects.toThrow();
-      server = await startRedis(port);
+      await server.start();
       await ready();
       expect(await ECHO.run(own, ['k'], ['three'])).toBe('three');
     } finally {
       own.disconnect();
-      server.kill('SIGKILL');
+      await server.kill();
     }
   });
 });

@@ -85,8 +85,7 @@ const batches = new WeakMap<Redis, Batch>();
 
 function flush(client: Redis, batch: Batch): void {
   // Sent already, because it was full.
-  if (batches.get(client) !== batch) return;
-  send(client, batch);
+  if (batches.get(client) === batch) send(client, batch);
 }
 
 /**
@@ -94,7 +93,8 @@ function flush(client: Redis, batch: Batch): void {
  * its script number, key count, argument count and arguments. The reply has one [1, value] or [0, error] per call.
  */
 function send(client: Redis, batch: Batch): void {
-  if (batches.get(client) === batch) batches.delete(client);
+  // Always the client's current batch (runBatched sends it when full, flush at the end of the turn).
+  batches.delete(client);
   const script = combinedScript();
   const { calls } = batch;
   // The command's arguments in one array, built in two passes (keys, then the rest) instead of joined copies.
