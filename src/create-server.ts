@@ -3,6 +3,7 @@ import type { RateLimitOptions } from './core/rate-limit.js';
 import { ToolServer } from './core/server.js';
 import type { ToolServerOptions } from './core/server-options.js';
 import { MemoryPromiseStore } from './stores/memory.js';
+import { MemoryElicitationNonceStore } from './stores/memory-elicitation-nonces.js';
 import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
 
 /** Options of `createServer`: the core options, with the stores defaulting to the memory stores. */
@@ -16,13 +17,17 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
   rateLimit?: number | RateLimitOptions;
 }
 
-/** Creates a tool server with the embedded defaults (in-memory promises). Serve it with `serve`. */
+/**
+ * Creates a tool server with the embedded defaults (in-memory promises and used elicitation nonces; warnings and
+ * errors, a throwing handler's among them, logged to stderr unless `logger` says otherwise). Serve it with `serve`.
+ */
 export function createServer(options: ServerOptions): ToolServer {
   const { promiseStore, rateLimit, ...rest } = options;
   const store = promiseStore === false ? undefined : (promiseStore ?? new MemoryPromiseStore());
   const limit = typeof rateLimit === 'number' ? { requestsPerSecond: rateLimit } : rateLimit;
   return new ToolServer({
     ...rest,
+    elicitationNonceStore: rest.elicitationNonceStore ?? new MemoryElicitationNonceStore(),
     ...(store ? { promiseStore: store } : {}),
     ...(limit ? { rateLimit: { ...limit, store: limit.store ?? new MemoryRateLimitStore() } } : {}),
   });

@@ -25,7 +25,8 @@ export { type ContentBlock, type ResourceContents, type RichContent, richContent
 export type { ElicitationReply } from './core/elicitations.js';
 export { ERROR_CODES, type ErrorCode, McpLiteError } from './core/errors.js';
 export type { NeutralHandler, NeutralRequest, NeutralResponse } from './core/http.js';
-export type { Logger } from './core/logger.js';
+export { consoleLogger, type LogLevelName, stderrLogger } from './core/log-output.js';
+export { type ConsoleLike, type Logger, type LoggerLike, silentLogger } from './core/logger.js';
 export { type LogNotice, logToClient, type ProgressNotice, reportProgress } from './core/notices.js';
 export {
   answer,

@@ -22,7 +22,7 @@ import {
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import type { SessionStateStore } from './core/session-state.js';
-import type { InspectorOptions } from './inspector/index.js';
+import type { Inspector, InspectorOptions } from './inspector/index.js';
 import { followReadiness, type OpsOptions, opsHandlers } from './serve-ops.js';
 
 /** Options of `serve`: where to listen, the HTTP binding's options and the local-bind protection. */
@@ -110,6 +110,11 @@ export interface RunningServer {
   mcpWs?: WsEndpoint;
   /** MCP's legacy HTTP+SSE transport, unless turned off. */
   legacySse?: LegacySseHandler;
+  /**
+   * The inspector's URL with its per-run token (`…/inspector/?token=…`), when `inspector` is on: give it to the
+   * operator only; the page answers no request that holds neither this token nor the cookie it is exchanged for.
+   */
+  inspectorUrl?: string;
   /** Stops accepting, waits up to `graceMs` for in-flight calls, then aborts what is left and closes. */
   close(graceMs?: number): Promise<void>;
 }
@@ -148,6 +153,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
   const httpBinding = createHttpBinding(server, options);
   const readiness = new Readiness(options.readiness);
   const ops = await opsHandlers(server, options, readiness);
+  const inspector = options.inspector ? await inspectorFor(server, httpBinding, options) : undefined;
   let handler = composeHandlers(
     // First: cheap, and answered whatever the bindings' auth.
     ...ops,
@@ -157,7 +163,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     ...(legacy ? [legacy] : []),
     ...(options.extraHandlers ?? []),
     // Last, so that it costs the bindings' requests nothing.
-    ...(options.inspector ? [await inspectorFor(server, httpBinding, options)] : []),
+    ...(inspector ? [inspector.handler] : []),
   );
   const guarded = options.dnsRebindingProtection ?? isLoopbackHost(host);
   if (guarded) handler = withHostGuard(handler, options);
@@ -224,6 +230,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     ...(ws ? { ws } : {}),
     ...(mcpWs ? { mcpWs } : {}),
     ...(legacy ? { legacySse: legacy } : {}),
+    ...(inspector ? { inspectorUrl: `${http.url}${inspector.entryPath}` } : {}),
     close(graceMs = 10_000) {
       closing ??= (async () => {
         const deadline = Date.now() + graceMs;
@@ -260,7 +267,7 @@ async function inspectorFor(
   server: ToolServer,
   httpBinding: NeutralHandler,
   options: ServeOptions,
-): Promise<NeutralHandler> {
+): Promise<Inspector> {
   const { createInspector } = await import('./inspector/index.js');
   const { createMcpLiteHttpTarget } = await import('./inspector/targets/mcp-lite-http.js');
   const { handlerTransport } = await import('./inspector/targets/transport.js');
@@ -272,7 +279,7 @@ async function inspectorFor(
     target: createMcpLiteHttpTarget({ transport: handlerTransport(httpBinding, basePath) }),
     selfBasePath: basePath,
     requiresToken: server.authenticate !== undefined,
-  }).handler;
+  });
 }
 
 /**

@@ -38,13 +38,13 @@ describe('the other response types', () => {
     );
     expect(bad.error!.code).toBe(-32602);
 
-    // The second round carries only the answers: the category comes back from the signed context.
+    // The second round carries the same arguments (the state is bound to them, issue 22) and the answers.
     const second = await rpc(
       `${base}calltools`,
       callMessage(
         3,
         'subscribe_digest',
-        {},
+        { category: 'security' },
         {
           elicitation: {
             state: elicitation.state,

@@ -147,11 +147,14 @@ describe('A.4 streaming', () => {
 });
 
 describe('A.5 error handling', () => {
-  it('an unknown tool is -32601 "Tool not found" with the requested tool, the available tools and a suggestion', async () => {
+  it('an unknown tool is -32601 "Tool not found: <name>. <suggestion>" with the requested tool, the available tools and a suggestion', async () => {
     const body = await rpc(`${base}calltools`, callMessage('error-example', 'nonexistent_tool', {}));
     expect(body.result).toBeUndefined();
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 'error-example' });
-    expect(body.error).toMatchObject({ code: -32601, message: 'Tool not found' });
+    expect(body.error).toMatchObject({
+      code: -32601,
+      message: 'Tool not found: nonexistent_tool. No tool has a similar name: list the tools to pick one.',
+    });
     expect(body.error!.data).toEqual({
       requested_tool: 'nonexistent_tool',
       available_tools: expect.arrayContaining(['redeem', 'search_documents', 'analyze_dataset']),
@@ -162,6 +165,7 @@ describe('A.5 error handling', () => {
   it('a near miss gets a did-you-mean suggestion', async () => {
     const body = await rpc(`${base}calltools`, callMessage(1, 'search_document', { query: 'x' }));
     expect(body.error!.data.suggestion).toBe("Did you mean 'search_documents'?");
+    expect(body.error!.message).toBe("Tool not found: search_document. Did you mean 'search_documents'?");
   });
 
   it('invalid arguments are -32602 naming the field', async () => {

@@ -1,6 +1,6 @@
 /**
  * The transports beyond HTTP as a user starts them from the CLI (a child process, from source through tsx):
- * `mcplite serve --demo` announcing and serving MCP-lite over WebSocket, and `mcplite serve --demo --stdio
+ * `mcplite serve --demo --ws` announcing and serving MCP-lite over WebSocket, and `mcplite serve --demo --stdio
  * --mcp-lite` speaking line-delimited MCP-lite JSON-RPC on its stdin/stdout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -47,7 +47,7 @@ function run(args: string[], stdin: 'pipe' | 'ignore' = 'ignore') {
 
 describe('mcplite serve --demo: MCP-lite over WebSocket', () => {
   it('announces the WebSocket endpoint and serves the demo tools on it', async () => {
-    const cli = run(['serve', '--demo', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn']);
+    const cli = run(['serve', '--demo', '--ws', '--port', '0', '--log-level', 'warn']);
     const [, url] = await cli.line(
       /^mcplite MCP-lite WebSocket on (ws:\/\/127\.0\.0\.1:\d+\/mcp-lite\/v1\/ws)$/m,
     );

@@ -33,6 +33,10 @@ describe('the draft-seed dialect over Streamable HTTP', () => {
       { ...INVOKE, params: { name: 'get_weather', arguments: {} } },
       session,
     );
-    expect(missing.error.code).toBe(-32602);
+    // An MCP client gets invalid arguments as the tool's error, a result (SEP-1303); the draft's client a 4001.
+    expect(missing.result).toMatchObject({
+      isError: true,
+      _meta: { 'mcplite/error': { code: 'invalid_params' } },
+    });
   });
 });

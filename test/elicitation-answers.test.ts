@@ -35,7 +35,7 @@ async function httpElicitation() {
 }
 
 const answerOverHttp = (state: string, answers: Record<string, unknown>) =>
-  rpc(base, callMessage(2, 'subscribe_digest', {}, { elicitation: { state, answers } }));
+  rpc(base, callMessage(2, 'subscribe_digest', FIRST_ARGS, { elicitation: { state, answers } }));
 
 describe('MCP-lite HTTP', () => {
   it('refuses an answer with an unrequested key (-32602 naming it)', async () => {
@@ -74,7 +74,9 @@ describe('MCP-lite gRPC', () => {
         unary(
           client,
           'CallTool',
-          toolRequest('subscribe_digest', {}, { elicitation: { state, answers: jsonToStruct(answers) } }),
+          toolRequest('subscribe_digest', FIRST_ARGS, {
+            elicitation: { state, answers: jsonToStruct(answers) },
+          }),
         );
       const smuggled = await answer(SMUGGLED);
       expect(smuggled.error?.code).toBe(3); // INVALID_ARGUMENT
@@ -120,7 +122,7 @@ describe('/mcp', () => {
     const [key] = Object.keys(first.inputRequests);
     const retry = (content: Record<string, unknown>) =>
       call({
-        arguments: {},
+        arguments: FIRST_ARGS,
         requestState: first.requestState,
         inputResponses: { [key!]: { action: 'accept', content } },
       });
@@ -129,7 +131,7 @@ describe('/mcp', () => {
     expect(JSON.stringify(smuggled.error?.data)).toContain('email');
     // A second, unrequested input response is refused too, rather than ignored.
     const extra = await call({
-      arguments: {},
+      arguments: FIRST_ARGS,
       requestState: first.requestState,
       inputResponses: {
         [key!]: { action: 'accept', content: { frequency: 'weekly' } },

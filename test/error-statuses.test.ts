@@ -119,10 +119,13 @@ describe('a handler that throws', () => {
     } finally {
       client.close();
     }
-    for (const r of [lite, mcp]) {
-      expect(r.json.error.code).toBe(-32603);
-      expect(JSON.stringify(r.json)).not.toContain('secret');
-    }
+    expect(lite.json.error.code).toBe(-32603);
+    // MCP answers a failing handler as a tool result the model reads (SEP-1303), with nothing of the cause.
+    expect(mcp.json.result).toMatchObject({
+      isError: true,
+      _meta: { 'mcplite/error': { code: 'internal' } },
+    });
+    for (const r of [lite, mcp]) expect(JSON.stringify(r.json)).not.toContain('secret');
     expect(logged.map((l) => l.msg)).toEqual([
       'tool handler failed',
       'tool handler failed',

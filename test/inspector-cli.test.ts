@@ -27,11 +27,21 @@ async function lineMatching(cli: Cli, pattern: RegExp): Promise<RegExpExecArray>
   }
 }
 
-/** The page, its token, and the tool names its API lists. */
+/**
+ * The printed URL's token, the page it leads to (the token exchanged for a cookie, the page served to that cookie
+ * and to nothing else), and the tool names its API lists.
+ */
 async function visit(pageUrl: string): Promise<{ token: string; tools: string[]; binding: string }> {
-  const page = await fetch(pageUrl);
+  const token = new URL(pageUrl).searchParams.get('token')!;
+  const bare = new URL('.', pageUrl).href;
+  expect((await fetch(bare)).status).toBe(403);
+  const login = await fetch(pageUrl, { redirect: 'manual' });
+  expect(login.status).toBe(303);
+  expect(login.headers.get('location')).toBe(new URL(bare).pathname);
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const page = await fetch(bare, { headers: { cookie } });
   expect(page.status).toBe(200);
-  const token = /name="mcplite-inspector-token" content="([^"]+)"/.exec(await page.text())![1]!;
+  expect(await page.text()).not.toContain(token);
   const listed = await fetch(new URL('api/tools', pageUrl), { headers: { 'x-mcplite-inspector': token } });
   const body = (await listed.json()) as { tools: Array<{ name: string }>; binding: string };
   return { token, tools: body.tools.map((t) => t.name), binding: body.binding };
@@ -56,7 +66,7 @@ describe('mcplite inspect', () => {
     const cli = run(['inspect', target, '--no-open']);
     const [, url] = await lineMatching(
       cli,
-      /^mcplite inspector on (http:\/\/127\.0\.0\.1:\d+\/inspector\/) \(inspecting (.+)\)$/m,
+      /^mcplite inspector on (http:\/\/127\.0\.0\.1:\d+\/inspector\/\?token=[\w-]{22}) \(inspecting (.+)\)$/m,
     );
     const { tools: names, binding } = await visit(url!);
     expect(binding).toBe('mcp-lite-http');
@@ -81,7 +91,7 @@ describe('mcplite serve --inspector', () => {
     const cli = run(['serve', '--demo', '--port', '0', '--grpc-port', 'off', '--inspector']);
     const [, url] = await lineMatching(
       cli,
-      /^mcplite inspector on (http:\/\/127\.0\.0\.1:\d+\/inspector\/)$/m,
+      /^mcplite inspector on (http:\/\/127\.0\.0\.1:\d+\/inspector\/\?token=[\w-]{22})$/m,
     );
     const { token, tools: names } = await visit(url!);
     expect(names).toContain('subscribe_digest');

@@ -55,7 +55,7 @@ describe.skipIf(chromiumMissing !== undefined)('inspector in Chromium', () => {
 
   it('loads and lists the catalog grouped by @type', async () => {
     const started = Date.now();
-    await page.goto(`${running.url}/inspector/`);
+    await page.goto(running.inspectorUrl!);
     await page.locator('[data-tool="search_documents"]').waitFor();
     const timing = await page.evaluate(() => ({
       loaded: Math.round(performance.getEntriesByType('navigation')[0]!.toJSON().loadEventEnd),

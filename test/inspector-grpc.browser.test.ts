@@ -54,6 +54,7 @@ describe.skipIf(chromiumMissing !== undefined)(
     let running: RunningServer;
     let target: InspectorTarget;
     let listening: NodeListening;
+    let entry: string;
     let browser: Browser;
     const consoleErrors: string[] = [];
 
@@ -63,7 +64,9 @@ describe.skipIf(chromiumMissing !== undefined)(
         grpcPort: 0,
       });
       target = await inspectorTarget(`grpc://${running.grpc!.address}`);
-      listening = await listenNode(createInspector({ target }).handler, { port: 0 });
+      const inspector = createInspector({ target });
+      listening = await listenNode(inspector.handler, { port: 0 });
+      entry = `${listening.url}${inspector.entryPath}`;
       browser = await launchBrowser();
     });
 
@@ -80,7 +83,7 @@ describe.skipIf(chromiumMissing !== undefined)(
         if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text());
       });
       page.on('pageerror', (e) => consoleErrors.push(e.message));
-      await page.goto(`${listening.url}/inspector/`);
+      await page.goto(entry);
       await page.locator('[data-tool="generate_report"]').click();
       expect(await page.locator('#binding').textContent()).toBe('grpc');
       await page.fill('[name="topic"]', 'privacy');
@@ -97,7 +100,7 @@ describe.skipIf(chromiumMissing !== undefined)(
     it('renders nested objects, arrays (added, removed, renumbered), booleans and enums, and sends what was filled', async () => {
       const page = await browser.context.newPage();
       page.on('pageerror', (e) => consoleErrors.push(e.message));
-      await page.goto(`${listening.url}/inspector/#form_probe`);
+      await page.goto(`${entry}#form_probe`);
       await page.locator('[name="title"]').waitFor();
       expect(await page.locator('[name="options.depth"]').inputValue()).toBe('2');
       await page.fill('[name="title"]', 'T');

@@ -107,7 +107,10 @@ describe('official SDK client over WebSocket', () => {
       expect(listed.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'redeem', 'ask']));
       const result = await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
       expect(result.structuredContent).toEqual({ message: 'hi' });
-      await expect(client.callTool({ name: 'echo', arguments: {} })).rejects.toThrow(/message/);
+      // Invalid arguments are the tool's error, a result the model reads (SEP-1303).
+      const invalid = await client.callTool({ name: 'echo', arguments: {} });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toMatch(/'message' is required/);
     } finally {
       await client.close();
     }

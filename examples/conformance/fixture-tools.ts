@@ -32,7 +32,11 @@ function elicitingTool(name: string, description: string, message: string, schem
         ? richContent([
             {
               type: 'text',
-              text: `Elicitation completed: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`,
+              // A decline or cancel reaches the handler too (it has no content).
+              text:
+                ctx.elicitation.action === 'accept'
+                  ? `Elicitation completed: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`
+                  : `Elicitation completed: action=${ctx.elicitation.action}`,
             },
           ])
         : elicit({ message, schema }),
@@ -146,7 +150,10 @@ export function conformanceTools(getServer: () => ToolServer): ToolDefinition[] 
           return richContent([
             {
               type: 'text',
-              text: `User response: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`,
+              text:
+                ctx.elicitation.action === 'accept'
+                  ? `User response: action=accept, content=${JSON.stringify(ctx.elicitation.answers)}`
+                  : `User response: action=${ctx.elicitation.action}`,
             },
           ]);
         }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
@@ -160,7 +160,7 @@ function writeResponse(
     res.end(body);
     return undefined;
   }
-  return writeStream(res, status, response.headers, body);
+  return writeStream(res, status, response.headers, body, response.abandoned);
 }
 
 /**
@@ -250,6 +250,38 @@ export interface NodeListening {
   close(): Promise<void>;
 }
 
+/** How often, after a client half-closed, its connection must take some of the output it still owes, in ms. */
+const HALF_CLOSED_PROGRESS_MS = 2_000;
+
+/**
+ * A client that half-closed (sent FIN) and does not read what it is owed has gone: node would keep the output
+ * (a whole batch's answer, say) until the idle timeout. Its connection is destroyed, freeing that output, once
+ * it takes nothing for `HALF_CLOSED_PROGRESS_MS`; one that reads on, however slowly, gets everything.
+ */
+function freeWhenPeerStopsReading(socket: Socket): void {
+  socket.once('end', () => {
+    // Watched until it closes: an answer still being worked out may be written later.
+    let owed = unsentBytes(socket);
+    const check = setInterval(() => {
+      const now = unsentBytes(socket);
+      if (now > 0 && now === owed) socket.destroy();
+      owed = now;
+    }, HALF_CLOSED_PROGRESS_MS);
+    check.unref();
+    socket.once('close', () => clearInterval(check));
+  });
+}
+
+/**
+ * A measure of what the socket has yet to hand to the kernel that changes whenever the peer takes some of it.
+ * `writableLength` alone counts a write until all of it is sent, so one large body would look stuck however fast
+ * it goes; the handle's `writeQueueSize` (libuv's count, which node's own stream code reads) falls as it is sent.
+ */
+function unsentBytes(socket: Socket): number {
+  const handle = (socket as Socket & { _handle?: { writeQueueSize?: number } | null })._handle;
+  return (handle?.writeQueueSize ?? 0) + socket.writableLength;
+}
+
 function checkingInterval(requestTimeout: number, headersTimeout: number): number {
   const shortest = Math.min(...[requestTimeout, headersTimeout].filter((t) => t > 0), 120_000);
   return Math.max(10, Math.min(30_000, Math.floor(shortest / 4)));
@@ -312,6 +344,7 @@ export async function listenNode(
       }
     });
   }
+  server.on('connection', freeWhenPeerStopsReading);
   server.setTimeout(options.idleTimeoutMs ?? 120_000);
   if (maxConnections > 0) limitConnections(server, maxConnections);
   const host = options.host ?? '127.0.0.1';

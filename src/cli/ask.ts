@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ElicitationOutcome } from '../client/index.js';
 import { coerceValue } from './coerce.js';
 import { CliError } from './errors.js';
-import { style } from './render.js';
+import { printable, style } from './render.js';
 
 /**
  * Asks an elicitation's questions on the terminal, one prompt per property of the requested schema (per
@@ -15,12 +15,12 @@ export async function askOnTerminal(outcome: ElicitationOutcome): Promise<Record
     if (outcome.requests) {
       const answers: Record<string, unknown> = {};
       for (const [name, request] of Object.entries(outcome.requests)) {
-        process.stderr.write(`${s.bold('?')} ${request.message}\n`);
+        process.stderr.write(`${s.bold('?')} ${printable(request.message)}\n`);
         answers[name] = await askForm(rl, request.requestedSchema);
       }
       return answers;
     }
-    process.stderr.write(`${s.bold('?')} ${outcome.message}\n`);
+    process.stderr.write(`${s.bold('?')} ${printable(outcome.message)}\n`);
     return await askForm(rl, outcome.requestedSchema);
   } finally {
     rl.close();
@@ -48,7 +48,12 @@ async function askForm(rl: Rl, schema: unknown): Promise<Record<string, unknown>
       .join('; ');
     for (;;) {
       const raw = (
-        await rl.question(`  ${label}${required.has(key) ? '' : ' (optional)'}${hint ? ` [${hint}]` : ''}: `)
+        await rl.question(
+          printable(
+            `  ${label}${required.has(key) ? '' : ' (optional)'}${hint ? ` [${hint}]` : ''}: `,
+            false,
+          ),
+        )
       ).trim();
       if (raw === '') {
         if (prop.default !== undefined) values[key] = prop.default;
@@ -60,7 +65,7 @@ async function askForm(rl: Rl, schema: unknown): Promise<Record<string, unknown>
         values[key] = coerceValue(key, raw, prop);
         break;
       } catch (err) {
-        process.stderr.write(`    ${err instanceof CliError ? err.message : String(err)}\n`);
+        process.stderr.write(`    ${printable(err instanceof CliError ? err.message : String(err))}\n`);
       }
     }
   }

@@ -14,7 +14,8 @@ import { askOnTerminal } from './ask.js';
 import { coerceArguments, parseArgsJson } from './coerce.js';
 import { CliError } from './errors.js';
 import { integer } from './parse.js';
-import { formatValue, isFancy, outcomeJson, progressLine, style, toolsTable } from './render.js';
+import { formatValue, isFancy, outcomeJson, printable, progressLine, style, toolsTable } from './render.js';
+import { moduleTargetError } from './target.js';
 
 /** Exit codes of `call` and `redeem`: 0 only for an answer, so scripts can tell the outcomes apart. */
 export const EXIT = {
@@ -72,18 +73,16 @@ export function registerClientCommands(program: Command): void {
       }),
     );
 
-  withTarget(
-    program.command('redeem').description('redeem a promise token').argument('<token>', 'the promise token'),
-  )
+  withTarget(program.command('redeem').description('redeem a promise token'))
+    .argument('<token>', 'the promise token')
     .option('--json', 'print one JSON object {"outcome": ...}')
     .option('--no-redeem', 'ask once instead of waiting until it settles')
     .action((target: string, token: string, o: TargetOptions & CallFlags) =>
       run(target, o, (client, signal) => callAndPrint(o, signal, (opts) => client.redeem(token, opts))),
     );
 
-  withTarget(
-    program.command('cancel').description('cancel a promise').argument('<token>', 'the promise token'),
-  )
+  withTarget(program.command('cancel').description('cancel a promise'))
+    .argument('<token>', 'the promise token')
     .option('--json', 'print the result as JSON')
     .action((target: string, token: string, o: TargetOptions & { json?: boolean }) =>
       run(target, o, async (client, signal) => {
@@ -91,7 +90,7 @@ export function registerClientCommands(program: Command): void {
         process.stdout.write(
           o.json
             ? `${JSON.stringify(result)}\n`
-            : `${result.cancelled ? 'cancelled' : 'not cancelled'}${result.status ? ` (status: ${result.status})` : ''}\n`,
+            : `${result.cancelled ? 'cancelled' : 'not cancelled'}${result.status ? ` (status: ${printable(String(result.status), false)})` : ''}\n`,
         );
       }),
     );
@@ -117,6 +116,10 @@ interface CallFlags {
   redeem?: boolean;
 }
 
+/** The signals that stop a client command: it aborts, closes its connection (ending a stdio child) and exits. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Adds the target as the command's first argument (arguments declared after it follow it) and its options. */
 function withTarget(command: Command): Command {
   return command
     .argument(
@@ -135,32 +138,87 @@ function withTarget(command: Command): Command {
     .option('--token <token>', 'bearer token (default: $MCPLITE_TOKEN)')
     .option('-H, --header <header...>', 'extra header "Name: value" (repeatable)')
     .option('--lock <file>', 'refuse a server whose locked tools changed; hide tools added since')
-    .option('--timeout <ms>', 'give up after this many milliseconds (promises included)', integer(1));
+    .option(
+      '--timeout <ms>',
+      'give up after this many milliseconds, connecting and promises included',
+      integer(1),
+    );
 }
 
-/** Connects, runs one command, closes; Ctrl-C aborts (cancelling a promise being waited for). */
+/**
+ * Connects, runs one command, closes. `--timeout` bounds the whole command, connecting included; Ctrl-C and
+ * SIGTERM abort it (cancelling a promise being waited for). A stdio server the client spawned is ended on the
+ * way out whichever way the command ends (the client also kills it when the process exits).
+ */
 async function run(
   target: string,
   o: TargetOptions,
   body: (client: Client, signal: AbortSignal) => Promise<void>,
 ) {
+  const notATarget = moduleTargetError(target);
+  if (notATarget) throw notATarget;
   // A reader that went away (`| head`) ends the command quietly, as for any Unix tool.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   });
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new McpLiteError('cancelled', 'Interrupted'));
-  process.once('SIGINT', onSigint);
+  const { signal } = controller;
+  const onSignal = (name: NodeJS.Signals) =>
+    controller.abort(new McpLiteError('cancelled', `Interrupted (${name})`));
+  for (const name of STOP_SIGNALS) process.once(name, onSignal);
+  // A timer of our own, held until the command ends (an `AbortSignal.timeout` may be collected while waited on).
+  const deadline = o.timeout
+    ? setTimeout(
+        () => controller.abort(new DOMException(`Timed out after ${o.timeout} ms`, 'TimeoutError')),
+        o.timeout,
+      )
+    : undefined;
   let client: Client | undefined;
   try {
-    client = await connect(target, connectOptions(o));
-    await body(client, controller.signal);
+    client = await connectWithin(target, connectOptions(o), signal, o.timeout);
+    await body(client, signal);
   } catch (err) {
     throw toCliError(err);
   } finally {
-    process.off('SIGINT', onSigint);
+    clearTimeout(deadline);
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
     await client?.close().catch(() => {});
   }
+}
+
+/**
+ * Connects, or gives up when `signal` aborts: a connection that comes later is closed, and a stdio child that
+ * never answers is ended when the CLI exits (the client reaps what it spawned, `client/child-reaper.ts`).
+ */
+function connectWithin(
+  target: string,
+  options: ConnectOptions,
+  signal: AbortSignal,
+  timeout?: number,
+): Promise<Client> {
+  const connecting = connect(target, options);
+  const failure = (err: unknown) =>
+    (signal.reason as { name?: string } | undefined)?.name === 'TimeoutError'
+      ? new CliError(`${target} did not answer within ${timeout} ms (--timeout) while connecting`, EXIT.error)
+      : err;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      void connecting.then((late) => late.close()).catch(() => {});
+      reject(failure(signal.reason));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    connecting.then(
+      (client) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(client);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? failure(err) : err);
+      },
+    );
+  });
 }
 
 function connectOptions(o: TargetOptions): ConnectOptions {
@@ -176,7 +234,6 @@ function connectOptions(o: TargetOptions): ConnectOptions {
     ...(token ? { token } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(o.lock ? { lock: o.lock } : {}),
-    ...(o.timeout ? { timeout: o.timeout } : {}),
     stderr: 'inherit',
   };
 }
@@ -249,15 +306,17 @@ function printOutcome(outcome: Outcome, json: boolean, partials: unknown[]): voi
     case 'failure':
       if (!json)
         process.stderr.write(
-          `${s.red('failure')}: ${outcome.message}${outcome.code ? ` (${outcome.code})` : ''}\n`,
+          `${s.red('failure')}: ${printable(outcome.message)}${outcome.code ? ` (${printable(outcome.code, false)})` : ''}\n`,
         );
       process.exitCode = EXIT.failure;
       return;
     case 'promise':
       if (!json) {
-        process.stdout.write(`${outcome.token}\n`);
+        const token = printable(outcome.token, false);
+        const eta = outcome.estimatedCompletion ? printable(outcome.estimatedCompletion, false) : undefined;
+        process.stdout.write(`${token}\n`);
         process.stderr.write(
-          `promise${outcome.estimatedCompletion ? `, expected ${outcome.estimatedCompletion}` : ''}; redeem it with: mcplite redeem <target> ${outcome.token}\n`,
+          `promise${eta ? `, expected ${eta}` : ''}; redeem it with: mcplite redeem <target> ${token}\n`,
         );
       }
       process.exitCode = EXIT.promise;
@@ -265,7 +324,7 @@ function printOutcome(outcome: Outcome, json: boolean, partials: unknown[]): voi
     case 'request-for-more-resource':
       if (!json)
         process.stderr.write(
-          `${s.red('needs more resource')}: ${outcome.message} (${outcome.resource}: requested ${outcome.requested}${outcome.granted !== undefined ? `, granted ${outcome.granted}` : ''})\n`,
+          `${s.red('needs more resource')}: ${printable(`${outcome.message} (${outcome.resource}: requested ${outcome.requested}${outcome.granted !== undefined ? `, granted ${outcome.granted}` : ''})`)}\n`,
         );
       process.exitCode = EXIT.resource;
       return;

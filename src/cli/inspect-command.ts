@@ -68,8 +68,9 @@ export async function runInspect(target: string, flags: InspectFlags): Promise<N
       cause: err,
     });
   }
-  const url = `${listening.url}${inspector.path}`;
-  // The one line on stdout: scripts and tests read the (possibly picked) port from it.
+  // The token is in the URL: only the operator sees this line, and the page trades the token for a cookie at once.
+  const url = `${listening.url}${inspector.entryPath}`;
+  // The one line on stdout: scripts and tests read the (possibly picked) port and the token from it.
   process.stdout.write(`mcplite inspector on ${url} (inspecting ${target})\n`);
   if (flags.open && process.stdout.isTTY) openBrowser(url);
   const stop = () => {

@@ -8,6 +8,7 @@ import { CliError } from './errors.js';
 import { registerInspect } from './inspect-command.js';
 import { packageInfo } from './locate.js';
 import { registerProxy } from './proxy-command.js';
+import { printable } from './render.js';
 import { registerServe } from './serve-command.js';
 import { registerWorker } from './worker-command.js';
 
@@ -30,9 +31,10 @@ try {
     process.exit(err.exitCode === 0 ? 0 : 2);
   }
   if (err instanceof CliError) {
-    process.stderr.write(`mcplite: ${err.message}\n`);
+    // Messages carry what servers sent (tool errors, names): shown, never obeyed by the terminal.
+    process.stderr.write(`mcplite: ${printable(err.message)}\n`);
     process.exit(err.exitCode);
   }
-  process.stderr.write(`mcplite: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.stderr.write(`mcplite: unexpected error: ${printable((err as Error)?.stack ?? String(err))}\n`);
   process.exit(1);
 }

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { connect } from '../client/client.js';
 import { gatewayTools } from '../client/gateway.js';
+import { GatewayUpstream, type UpstreamStatus, upstreamLabel } from '../client/gateway-upstream.js';
 import type { Binding } from '../client/types.js';
 import { bearerAuth } from '../core/auth.js';
 import { McpLiteError } from '../core/errors.js';
@@ -9,7 +10,11 @@ import { serve } from '../serve.js';
 import { CliError } from './errors.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { integer, normaliseBase, portOrOff } from './parse.js';
-import { exitOnSignals } from './shutdown.js';
+import { stopOnSignals } from './shutdown.js';
+import { moduleTargetError } from './target.js';
+
+/** How long opening the upstream may take, at start and on each attempt to reopen it. */
+const OPEN_TIMEOUT_MS = 30_000;
 
 interface ProxyOptions {
   port: number;
@@ -53,54 +58,119 @@ export function registerProxy(program: Command): void {
     .option('--upstream-token <token>', 'bearer token for the upstream')
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .action(async (target: string, o: ProxyOptions) => {
+      const notATarget = moduleTargetError(target);
+      if (notATarget) throw notATarget;
       const logger = createLogger(o.logLevel);
-      let client: Awaited<ReturnType<typeof connect>>;
+      const label = upstreamLabel(target);
+      // Until the proxy serves, a signal exits at once: through `exit`, so an upstream being started is ended too.
+      const abandon = () => process.exit(1);
+      process.once('SIGINT', abandon);
+      process.once('SIGTERM', abandon);
+      let upstream: GatewayUpstream;
       try {
-        client = await connect(target, {
-          ...(o.binding ? { binding: o.binding } : {}),
-          ...(o.upstreamToken ? { token: o.upstreamToken } : {}),
-          stderr: 'inherit',
-        });
+        upstream = await GatewayUpstream.open(
+          target,
+          () =>
+            connect(target, {
+              ...(o.binding ? { binding: o.binding } : {}),
+              ...(o.upstreamToken ? { token: o.upstreamToken } : {}),
+              stderr: 'inherit',
+              // Bounds connecting (the client then ends a stdio child that never answers); calls set their own.
+              timeout: OPEN_TIMEOUT_MS,
+            }),
+          {
+            label,
+            openTimeoutMs: OPEN_TIMEOUT_MS,
+            onChange: (status) => logUpstream(logger, status),
+          },
+        );
       } catch (err) {
         const e = err as McpLiteError;
         const cause = e.data?.reason === 'unreachable' ? e.data.cause : undefined;
-        throw new CliError(`cannot reach ${target}: ${typeof cause === 'string' ? cause : e.message}`, 1);
+        throw new CliError(`cannot reach ${label}: ${typeof cause === 'string' ? cause : e.message}`, 1);
       }
       let tools: Awaited<ReturnType<typeof gatewayTools>>;
       try {
-        tools = await gatewayTools(client);
+        tools = await gatewayTools(upstream);
       } catch (err) {
-        await client.close().catch(() => {});
+        await upstream.close();
         throw new CliError(
-          `cannot list the tools of ${target}: ${err instanceof McpLiteError ? err.message : String(err)}`,
+          `cannot list the tools of ${label}: ${err instanceof McpLiteError ? err.message : String(err)}`,
           1,
         );
       }
       const server = createServer({
         name: 'mcplite-proxy',
-        tools,
+        tools: [],
         answerBudgetMs: o.answerBudget,
         logger,
         ...(o.token && o.token.length > 0 ? { authenticate: bearerAuth(o.token) } : {}),
       });
+      // An upstream tool mcplite cannot serve (a name outside [A-Za-z0-9_.-], a duplicate, a bad schema) is left
+      // out with one line saying why; the others are served.
+      const served: string[] = [];
+      for (const tool of tools) {
+        try {
+          server.catalog.add(tool);
+          served.push(tool.name);
+        } catch (err) {
+          logger.warn(
+            { tool: tool.name, reason: err instanceof Error ? err.message : String(err) },
+            'upstream tool refused',
+          );
+        }
+      }
       const running = await serve(server, {
         port: o.port,
         host: o.host,
         basePath: normaliseBase(o.base),
         grpcPort: o.grpcPort,
+        // Not ready while the upstream is down: the balancer sends the calls elsewhere.
+        readiness: () => upstream.readiness(),
       });
       logger.info(
         {
-          upstream: target,
-          upstreamBinding: client.binding,
+          upstream: label,
+          upstreamBinding: upstream.client.binding,
           url: `${running.url}${normaliseBase(o.base)}`,
           mcp: `${running.url}/mcp`,
           grpc: running.grpc ? `${o.host}:${running.grpc.port}` : undefined,
           webtools: server.webtools.names().map((name) => `${running.url}/webtools/${name}/`),
-          tools: tools.map((t) => t.name),
+          tools: served,
         },
         'proxy listening',
       );
-      exitOnSignals(running, server, logger, 5_000);
+      process.off('SIGINT', abandon);
+      process.off('SIGTERM', abandon);
+      stopOnSignals(
+        logger,
+        GRACE_MS,
+        async () => {
+          await running.close(GRACE_MS);
+          await upstream.close();
+        },
+        {
+          stopping: () => ({ inFlight: server.inFlight }),
+          stopped: () => ({ aborted: server.inFlight }),
+        },
+      );
     });
+}
+
+/** How long in-flight calls may finish when the proxy is stopped. */
+const GRACE_MS = 5_000;
+
+/** One log line per change of the upstream's state. */
+function logUpstream(logger: ReturnType<typeof createLogger>, status: UpstreamStatus): void {
+  if (status.state === 'up') logger.info({ upstream: status.upstream }, 'upstream reconnected');
+  else if (status.state === 'reconnecting')
+    logger.warn(
+      {
+        upstream: status.upstream,
+        attempts: status.attempts,
+        error: status.lastError,
+        retryInMs: status.nextAttemptAt !== undefined ? status.nextAttemptAt - Date.now() : undefined,
+      },
+      status.attempts === 0 ? 'upstream down, reconnecting' : 'upstream still down',
+    );
 }

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { ElicitationNonceStore } from '../core/elicitation-nonces.js';
 import type { PromiseStore } from '../core/promises/store.js';
 import type { RateLimitStore } from '../core/rate-limit.js';
 import type { SessionStateStore } from '../core/session-state.js';
@@ -53,6 +54,8 @@ export interface RedisState {
   workQueue: WorkQueue;
   /** Rate-limit buckets. */
   rateLimitStore: RateLimitStore;
+  /** Used elicitation nonces, so that a state answered on one replica is refused on every other. */
+  elicitationNonceStore: ElicitationNonceStore;
   /** MCP handshake sessions, event logs, server requests, task-resume data. */
   sessionStore: SessionStateStore;
   /** Rejects while Redis cannot be reached (`/readyz`, the gRPC health service). */
@@ -99,10 +102,12 @@ export async function redisStateFor(
     ...(flags.lockDuration !== undefined ? { lockDurationMs: flags.lockDuration } : {}),
   });
   const sessionStore = new redis.RedisSessionStore({ client, prefix });
+  const elicitationNonceStore = new redis.RedisElicitationNonceStore({ client, prefix });
   return {
     promiseStore,
     workQueue,
     rateLimitStore,
+    elicitationNonceStore,
     sessionStore,
     readiness: () => promiseStore.ping(),
     prefix,

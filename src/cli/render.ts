@@ -1,5 +1,25 @@
 import type { Outcome, PromiseProgress, ToolInfo } from '../client/index.js';
 
+/**
+ * Text from a server made safe to print for a person: every control character (C0, DEL, C1) becomes a visible
+ * `\xHH`, so ESC and CSI sequences, BEL, OSC (a terminal title, OSC 52 writing the clipboard) and a carriage
+ * return that forges a line are shown instead of obeyed; so are the bidi overrides that reorder what a line
+ * seems to say. Newlines and tabs stay when `multiline` (results, a lock diff), else they are escaped too (a
+ * name, a one-line summary). `--json` output does not go through here: JSON escapes C0 itself, and a script
+ * reading it gets the server's bytes.
+ */
+export function printable(text: string, multiline = true): string {
+  return text.replace(multiline ? CONTROL_BUT_LAYOUT : CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  });
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above.
+const CONTROL_BUT_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 /** Whether a stream may get colours and cursor movement: a terminal, and NO_COLOR unset. */
 export function isFancy(stream: NodeJS.WriteStream): boolean {
   return stream.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
@@ -21,15 +41,16 @@ export function toolsTable(tools: readonly ToolInfo[], fancy: boolean): string {
     groups.set(type, [...(groups.get(type) ?? []), tool]);
   }
   const order = [...groups.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  const width = Math.min(32, Math.max(4, ...tools.map((t) => t.name.length)));
+  const width = Math.min(32, Math.max(4, ...tools.map((t) => printable(t.name, false).length)));
   const lines: string[] = [];
   for (const type of order) {
     if (lines.length > 0) lines.push('');
-    lines.push(s.bold(type === '' ? '(no @type)' : `@type ${type}`));
+    lines.push(s.bold(type === '' ? '(no @type)' : `@type ${printable(type, false)}`));
     for (const tool of groups.get(type)!) {
-      const params = paramsOf(tool);
-      const summary = firstLine(tool.description);
-      lines.push(`  ${s.cyan(tool.name.padEnd(width))}  ${summary}${params ? s.dim(`  (${params})`) : ''}`);
+      const params = printable(paramsOf(tool), false);
+      const summary = printable(firstLine(tool.description), false);
+      const name = printable(tool.name, false);
+      lines.push(`  ${s.cyan(name.padEnd(width))}  ${summary}${params ? s.dim(`  (${params})`) : ''}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -52,9 +73,12 @@ function paramsOf(tool: ToolInfo): string {
     .join(', ');
 }
 
-/** A value as the user reads it: strings as they are, anything else as indented JSON. */
+/**
+ * A value as the user reads it: strings as they are, anything else as indented JSON; printable either way
+ * (JSON leaves DEL and C1 characters raw).
+ */
 export function formatValue(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  return printable(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)));
 }
 
 /** The outcome as `--json` prints it: one object, `outcome` naming the kind. */
@@ -66,7 +90,7 @@ export function outcomeJson(outcome: Outcome, partials?: unknown[]): Record<stri
 
 /** The live line shown while a promise is redeemed: token, estimate, elapsed. */
 export function progressLine(p: PromiseProgress, now: number, started: number): string {
-  const token = p.token.length > 18 ? `${p.token.slice(0, 16)}…` : p.token;
+  const token = printable(p.token.length > 18 ? `${p.token.slice(0, 16)}…` : p.token, false);
   const eta = p.estimatedCompletion ? Date.parse(p.estimatedCompletion) - now : Number.NaN;
   const estimate = Number.isFinite(eta)
     ? eta > 0

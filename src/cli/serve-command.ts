@@ -10,10 +10,17 @@ import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
 import { addQueueTuning, redisStateFor } from './redis-state.js';
+import {
+  type BindingFlags,
+  chosenBindings,
+  grpcFlag,
+  offBindings,
+  routeGrpcJsLogs,
+} from './serve-bindings.js';
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
-export interface ServeFlags {
+export interface ServeFlags extends BindingFlags {
   port: number;
   host: string;
   base: string;
@@ -24,7 +31,6 @@ export interface ServeFlags {
   heartbeat?: number;
   grace: number;
   token?: string[];
-  grpcPort: number | false;
   grpcHost?: string;
   maxConnections?: number;
   stdio?: boolean;
@@ -54,8 +60,8 @@ export function registerServe(program: Command): void {
   const command = program
     .command('serve')
     .description(
-      'Serve the tools of a module over MCP-lite HTTP, full MCP (Streamable HTTP at /mcp) and MCP-lite gRPC, ' +
-        'or over MCP on stdio (--stdio)',
+      'Serve the tools of a module over MCP (Streamable HTTP at /mcp) and MCP-lite HTTP on one port, or over MCP ' +
+        'on stdio (--stdio); WebSocket, legacy SSE, Webtools and gRPC are one flag each away (--all: every one)',
     )
     .argument('[module]', 'a .js/.mjs module (or .ts, with tsx installed) that exports tools')
     .option('--demo', 'serve the bundled demo tools (examples/demo)')
@@ -99,12 +105,20 @@ export function registerServe(program: Command): void {
     )
     .addOption(
       new Option(
-        '--grpc-port <n|off>',
-        'also serve the MCP-lite gRPC binding on this port (0 picks one; off: no gRPC)',
-      )
-        .argParser(portOrOff)
-        .default(50_051),
+        '--grpc [port]',
+        'also serve MCP-lite gRPC, on a port of its own (default 50051; 0 picks a free one)',
+      ).argParser(grpcFlag),
     )
+    .addOption(
+      new Option(
+        '--grpc-port <n|off>',
+        'the gRPC port: a number turns gRPC on, as --grpc <n> does',
+      ).argParser(portOrOff),
+    )
+    .option('--ws', 'also serve MCP (at /mcp) and MCP-lite (at <base>ws) over WebSocket, on the same port')
+    .option('--legacy-sse', "also serve MCP's legacy HTTP+SSE transport (2024-11-05: /sse, /messages)")
+    .option('--webtools', 'also serve the Webtools binding at /webtools/<name>/')
+    .option('--all', 'serve every binding: --ws, --legacy-sse, --webtools and --grpc')
     .addOption(
       new Option(
         '--rate-limit <n>',
@@ -208,7 +222,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
             },
           }
         : {}),
-      ...(state ? { workQueue: state.workQueue } : {}),
+      ...(state ? { workQueue: state.workQueue, elicitationNonceStore: state.elicitationNonceStore } : {}),
       ...(promiseStore
         ? { promiseStore: metrics ? metrics.instrumentStore(promiseStore) : promiseStore }
         : {}),
@@ -234,6 +248,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     return runStdio(server, flags.mcpLite === true);
   }
   const basePath = normaliseBase(flags.base);
+  const bindings = chosenBindings(flags);
+  if (bindings.grpcPort !== false) await routeGrpcJsLogs(logger);
   let running: RunningServer;
   try {
     running = await serve(server, {
@@ -242,7 +258,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       basePath,
       ...(flags.maxBody !== undefined ? { maxBodyBytes: flags.maxBody } : {}),
       ...(flags.heartbeat !== undefined ? { heartbeatMs: flags.heartbeat } : {}),
-      grpcPort: flags.grpcPort,
+      ...bindings,
       ...(flags.grpcHost !== undefined ? { grpcHost: flags.grpcHost } : {}),
       ...(flags.maxConnections !== undefined ? { maxConnections: flags.maxConnections } : {}),
       ...(flags.inspector || flags.inspectorHost ? { inspector: inspectorOptions(flags) } : {}),
@@ -264,12 +280,14 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   if (running.mcpWs)
     process.stdout.write(`mcplite MCP (WebSocket) on ${running.url.replace(/^http/, 'ws')}/mcp\n`);
   if (running.legacySse) process.stdout.write(`mcplite MCP (HTTP+SSE, 2024-11-05) on ${running.url}/sse\n`);
-  for (const name of server.webtools.names()) {
-    process.stdout.write(`mcplite Webtools ${name} on ${running.url}/webtools/${name}/\n`);
+  if (bindings.webtoolsPath !== false) {
+    for (const name of server.webtools.names()) {
+      process.stdout.write(`mcplite Webtools ${name} on ${running.url}/webtools/${name}/\n`);
+    }
   }
   if (running.grpc) process.stdout.write(`mcplite gRPC (mcplite.MCPLite) on ${running.grpc.address}\n`);
-  if (flags.inspector || flags.inspectorHost)
-    process.stdout.write(`mcplite inspector on ${running.url}/inspector/\n`);
+  // The URL carries the inspector's token: stdout is the operator's alone (it never goes to the log).
+  if (running.inspectorUrl) process.stdout.write(`mcplite inspector on ${running.inspectorUrl}\n`);
   logger.info(
     {
       url,
@@ -278,6 +296,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       tools: server.catalog.names(),
       auth: tokens.length > 0,
       grpc: running.grpc?.address,
+      // What is not served, each one flag away: said once, where the operator looks.
+      off: offBindings(running, bindings),
     },
     'listening',
   );
@@ -308,10 +328,10 @@ function listenFailure(err: unknown, flags: ServeFlags): CliError {
       cause: err,
     });
   }
-  const flag = err.binding === 'grpc' ? '--grpc-port' : '--port';
+  const flag = err.binding === 'grpc' ? (flags.grpcPort !== undefined ? '--grpc-port' : '--grpc') : '--port';
   const advice =
     err.binding === 'grpc'
-      ? `pick another gRPC port with ${flag} <n> (0 picks a free one), or turn gRPC off with ${flag} off`
+      ? `pick another gRPC port with ${flag} <n> (0 picks a free one), or ${flag === '--grpc' ? 'serve without --grpc' : `turn gRPC off with ${flag} off`}`
       : `pick another port with ${flag} <n> (0 picks a free one)`;
   const who = err.inUse ? ' (another server, or another mcplite serve, has it)' : '';
   return new CliError(`${err.message}${who}: ${advice}`, 1, { cause: err });

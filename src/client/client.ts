@@ -1,7 +1,9 @@
 import { AsyncQueue } from '../bindings/common/async-queue.js';
 import { McpLiteError } from '../core/errors.js';
 import { closestName } from '../core/suggest.js';
+import { type CallScope, callScope, sleep, untilAborted } from './deadline.js';
 import { openTransport } from './detect.js';
+import { boundedPartials, type ClientLimits, limitsOf } from './limits.js';
 import { checkLock, lockMismatch, readLockfile } from './lock.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type {
@@ -60,12 +62,15 @@ export interface Client {
  * Connects to a tool server. `target`: an MCP-lite HTTP URL (`…/mcp-lite/v1/`), an MCP URL (`…/mcp`),
  * `grpc://host:port` or `grpcs://…`, a Webtools URL (`…/webtools/<name>/`), or a command line that runs an MCP
  * server over stdio. The binding is detected from the scheme and path, else by asking the server; `binding`
- * forces one. With `lock`, a server whose locked tools changed is refused here.
+ * forces one. With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting too.
  */
 export async function connect(target: string, options: ConnectOptions = {}): Promise<Client> {
-  const transport = await openTransport(target, options).catch((err: unknown) => {
-    throw locate(toClientError(err), target);
-  });
+  const connecting = callScope(options.timeout);
+  const transport = await openTransport(target, options, connecting.signal)
+    .catch((err: unknown) => {
+      throw locate(toClientError(err, connecting.signal), target);
+    })
+    .finally(() => connecting.dispose());
   const client = new ToolClient(target, transport, options);
   if (options.lock !== undefined) {
     try {
@@ -81,6 +86,7 @@ export async function connect(target: string, options: ConnectOptions = {}): Pro
 class ToolClient implements Client {
   readonly binding: Binding;
   private readonly locks = new Map<Lockfile | string, LockCheck>();
+  private readonly limits: ClientLimits;
 
   constructor(
     readonly target: string,
@@ -88,15 +94,20 @@ class ToolClient implements Client {
     private readonly options: ConnectOptions,
   ) {
     this.binding = transport.binding;
+    this.limits = limitsOf(options);
     // The server says its catalog changed: every lock is checked again before the next call.
     transport.onToolsChanged?.(() => this.locks.clear());
   }
 
   async listTools(options: { signal?: AbortSignal } = {}): Promise<ToolInfo[]> {
     const at = Date.now();
-    const tools = await this.transport.listTools(options).catch((err: unknown) => {
-      throw locate(toClientError(err, options.signal), this.target);
-    });
+    const scope = callScope(this.options.timeout, options.signal);
+    const tools = await this.transport
+      .listTools({ signal: scope.signal })
+      .catch((err: unknown) => {
+        throw locate(toClientError(err, scope.signal), this.target);
+      })
+      .finally(() => scope.dispose());
     const lock = this.options.lock;
     if (lock === undefined) return tools;
     const visible = this.checkCatalog(lock, tools);
@@ -107,7 +118,8 @@ class ToolClient implements Client {
 
   async call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
     const started = Date.now();
-    const ctx = this.context(options);
+    const scope = this.scope(options);
+    const ctx = this.context(options, scope);
     try {
       const lock = options.lock ?? this.options.lock;
       if (lock !== undefined) await this.checkLocked(lock, name, ctx.signal);
@@ -115,6 +127,8 @@ class ToolClient implements Client {
       return await this.settle(outcome, options, ctx, started);
     } catch (err) {
       throw locate(toClientError(err, ctx.signal), this.target);
+    } finally {
+      scope.dispose();
     }
   }
 
@@ -125,7 +139,11 @@ class ToolClient implements Client {
   ): AsyncGenerator<PartialEvent | Outcome, void, undefined> {
     const queue = new AsyncQueue<{ partial: unknown } | { outcome: Outcome } | { error: unknown }>();
     const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    // A listener, not `AbortSignal.any`, whose links are weak (see deadline.ts).
+    const onCallerAbort = () => stop.abort(options.signal?.reason);
+    if (options.signal?.aborted) onCallerAbort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const { signal } = stop;
     this.call(name, args, {
       ...options,
       signal,
@@ -150,41 +168,51 @@ class ToolClient implements Client {
       }
     } finally {
       // The consumer stopped early: the call (and a promise it made) is abandoned, so cancel it.
+      options.signal?.removeEventListener('abort', onCallerAbort);
       stop.abort();
     }
   }
 
   async redeem(token: string, options: CallOptions = {}): Promise<Outcome> {
     const started = Date.now();
-    const ctx = this.context(options);
+    const scope = this.scope(options);
+    const ctx = this.context(options, scope);
     try {
       if (options.redeem === false) return this.wrap(await this.transport.redeem(token, 0, ctx), options);
       return await this.settle({ type: 'promise', token }, options, ctx, started);
     } catch (err) {
       throw locate(toClientError(err, ctx.signal), this.target);
+    } finally {
+      scope.dispose();
     }
   }
 
   async cancel(token: string, options: { signal?: AbortSignal } = {}): Promise<CancelResult> {
-    return this.transport.cancel(token, options).catch((err) => {
-      throw locate(toClientError(err, options.signal), this.target);
-    });
+    const scope = callScope(this.options.timeout, options.signal);
+    return this.transport
+      .cancel(token, { signal: scope.signal })
+      .catch((err) => {
+        throw locate(toClientError(err, scope.signal), this.target);
+      })
+      .finally(() => scope.dispose());
   }
 
   close(): Promise<void> {
     return this.transport.close();
   }
 
-  /** The wire context of one call: the caller's signal and timeout as one signal. */
-  private context(options: CallOptions): WireContext {
-    const timeout = options.timeout ?? this.options.timeout;
-    const signals = [
-      ...(options.signal ? [options.signal] : []),
-      ...(timeout !== undefined && timeout > 0 ? [AbortSignal.timeout(timeout)] : []),
-    ];
-    const signal =
-      signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-    return { ...(signal ? { signal } : {}), ...(options.onPartial ? { onPartial: options.onPartial } : {}) };
+  /** The scope of one call: its timeout (or the client's) and the caller's signal; disposed when it ends. */
+  private scope(options: CallOptions): CallScope {
+    return callScope(options.timeout ?? this.options.timeout, options.signal);
+  }
+
+  /** The wire context of one call: the scope's signal, and the partials sink under the client's bounds. */
+  private context(options: CallOptions, scope: CallScope): WireContext {
+    const { onPartial } = options;
+    return {
+      signal: scope.signal,
+      ...(onPartial ? { onPartial: boundedPartials(onPartial, this.limits, (err) => scope.fail(err)) } : {}),
+    };
   }
 
   /** Follows a promise to its end (unless told not to) and gives elicitations their continuation. */
@@ -230,7 +258,11 @@ class ToolClient implements Client {
     } catch (err) {
       if (ctx.signal?.aborted) {
         // The caller gave up: the work it asked for is no longer wanted.
-        await this.transport.cancel(token, { signal: AbortSignal.timeout(CANCEL_MS) }).catch(() => {});
+        const cancelling = callScope(CANCEL_MS);
+        await this.transport
+          .cancel(token, { signal: cancelling.signal })
+          .catch(() => {})
+          .finally(() => cancelling.dispose());
         throw abortError(ctx.signal, { promise: token });
       }
       throw err;
@@ -243,12 +275,15 @@ class ToolClient implements Client {
     const { resume, ...rest } = outcome;
     const next = async (values: Record<string, unknown> | undefined, o?: CallOptions): Promise<Outcome> => {
       const opts = { ...options, ...o };
-      const ctx = this.context(opts);
+      const scope = this.scope(opts);
+      const ctx = this.context(opts, scope);
       const answers = values === undefined ? undefined : withDefaults(outcome, values);
       try {
         return await this.settle(await resume(answers, ctx), opts, ctx, Date.now());
       } catch (err) {
         throw toClientError(err, ctx.signal);
+      } finally {
+        scope.dispose();
       }
     };
     return { ...rest, answer: (values, o) => next(values, o), decline: (o) => next(undefined, o) };
@@ -322,39 +357,4 @@ function withDefaults(outcome: WireOutcome & { type: 'elicitation' }, values: Re
     if (out[name] !== undefined) out[name] = fill(request.requestedSchema, out[name]);
   }
   return out;
-}
-
-/** `promise`, or the signal's reason once it aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

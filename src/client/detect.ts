@@ -1,4 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
+import { callScope } from './deadline.js';
+import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { type ClientLimits, limitsOf } from './limits.js';
 import type { Transport } from './transport.js';
 import type { Binding, ConnectOptions } from './types.js';
 import { isRecord } from './wire-errors.js';
@@ -22,73 +25,99 @@ export function bindingOf(target: string): Binding | undefined {
 /**
  * Opens the transport for a target: detected by scheme and path, else by asking the server; or as told. Each
  * transport is loaded when first used, so a client (or a CLI command) pays only for the wire it speaks: grpc-js
- * and the MCP SDK are not small.
+ * and the MCP SDK are not small. `signal` bounds the asking and the handshake (the client's `timeout`).
  */
-export async function openTransport(target: string, options: ConnectOptions): Promise<Transport> {
+export async function openTransport(
+  target: string,
+  options: ConnectOptions,
+  signal?: AbortSignal,
+): Promise<Transport> {
   const headers: Record<string, string> = {
     ...options.headers,
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
   };
-  const binding = options.binding ?? bindingOf(target) ?? (await probe(target, headers));
+  const limits = limitsOf(options);
+  const binding = options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, signal));
   switch (binding) {
     case 'grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
       const { grpcTransport } = await import('./grpc-transport.js');
-      return grpcTransport(url, headers, options.grpcRootCerts);
+      return grpcTransport(url, headers, options.grpcRootCerts, limits);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');
-      return httpTransport(target, headers);
+      return httpTransport(target, headers, limits);
     }
     case 'webtools': {
       const { webtoolsTransport } = await import('./webtools-transport.js');
-      return webtoolsTransport(target, headers, options);
+      return webtoolsTransport(target, headers, options, limits);
     }
     case 'stdio': {
       const [command, ...args] = splitCommand(target);
       if (!command) throw new McpLiteError('invalid_request', 'An empty command line');
       const { mcpSdkTransport } = await import('./mcp-sdk-transport.js');
-      return mcpSdkTransport({ command, args }, options, headers);
+      return mcpSdkTransport({ command, args }, options, headers, limits, signal);
     }
     case 'mcp': {
       const { mcpStatelessTransport, speaksStateless } = await import('./mcp-stateless-transport.js');
-      const revision =
-        options.mcpRevision ??
-        ((await speaksStateless(target, headers, AbortSignal.timeout(PROBE_MS))) ? 'stateless' : 'handshake');
+      let revision = options.mcpRevision;
+      if (revision === undefined) {
+        const asking = callScope(PROBE_MS, signal);
+        try {
+          revision = (await speaksStateless(target, headers, asking.signal, limits))
+            ? 'stateless'
+            : 'handshake';
+        } finally {
+          asking.dispose();
+        }
+      }
       return revision === 'stateless'
-        ? mcpStatelessTransport(target, headers, options.clientInfo)
-        : (await import('./mcp-sdk-transport.js')).mcpSdkTransport({ url: target }, options, headers);
+        ? mcpStatelessTransport(target, headers, options.clientInfo, limits)
+        : (await import('./mcp-sdk-transport.js')).mcpSdkTransport(
+            { url: target },
+            options,
+            headers,
+            limits,
+            signal,
+          );
     }
     default:
       throw new McpLiteError('invalid_request', `Unknown binding ${String(binding)}`);
   }
 }
 
-/** Asks an http(s) URL what it serves: MCP-lite answers POST listtools, Webtools GET, anything else is MCP. */
-async function probe(target: string, headers: Record<string, string>): Promise<Binding> {
+/**
+ * Asks an http(s) URL what it serves: MCP-lite answers POST listtools, Webtools GET, anything else is MCP. Each
+ * question is bounded like any reply, and followed only within the origin.
+ */
+async function probe(
+  target: string,
+  headers: Record<string, string>,
+  limits: ClientLimits,
+  signal?: AbortSignal,
+): Promise<Binding> {
   const base = target.endsWith('/') ? target : `${target}/`;
-  try {
-    const res = await fetch(`${base}listtools`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
-      body: '{}',
-      signal: AbortSignal.timeout(PROBE_MS),
-    });
-    const body = (await res.json().catch(() => undefined)) as unknown;
-    if (isRecord(body) && Array.isArray(body.tools)) return 'mcp-lite-http';
-  } catch {
-    // Not MCP-lite; try the next.
-  }
-  try {
-    const res = await fetch(target, {
-      headers: { ...headers, accept: 'application/json' },
-      signal: AbortSignal.timeout(PROBE_MS),
-    });
-    const body = (await res.json().catch(() => undefined)) as unknown;
-    if (isRecord(body) && Array.isArray(body.actions)) return 'webtools';
-  } catch {
-    // Not Webtools either.
-  }
+  const ask = async (url: string, init: RequestInit): Promise<unknown> => {
+    const asking = callScope(PROBE_MS, signal);
+    try {
+      const res = await fetchWithinOrigin(url, { ...init, signal: asking.signal });
+      return JSON.parse(await readBoundedText(res, limits.maxResponseBytes)) as unknown;
+    } catch (err) {
+      // The caller's deadline ends the asking; any other failure only means "not this binding".
+      if (signal?.aborted) throw err;
+      return undefined;
+    } finally {
+      asking.dispose();
+    }
+  };
+  const lite = await ask(`${base}listtools`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
+    body: '{}',
+  });
+  if (isRecord(lite) && Array.isArray(lite.tools)) return 'mcp-lite-http';
+  const webtools = await ask(target, { headers: { ...headers, accept: 'application/json' } });
+  if (isRecord(webtools) && Array.isArray(webtools.actions)) return 'webtools';
   return 'mcp';
 }
 

@@ -3,6 +3,7 @@ import { type ContentBlock, richContent } from '../core/content.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
 import type { ToolDefinition } from '../core/tool.js';
 import type { Client } from './client.js';
+import { GatewayUpstream } from './gateway-upstream.js';
 import type { ElicitationOutcome, Outcome } from './types.js';
 
 /** Options of `gatewayTools`. */
@@ -20,8 +21,15 @@ export interface GatewayOptions {
  * passed on; an upstream elicitation becomes a downstream one. Handshake-revision MCP servers hold an
  * elicitation open on their side, so the gateway keeps the waiting upstream call (bounded in count and time)
  * under an id carried in the signed elicitation state.
+ *
+ * Given a `GatewayUpstream` (what `mcplite proxy` does), calls go through it: an upstream that broke is reopened
+ * with backoff, and calls meanwhile fail at once with `unavailable` naming it. A plain `Client` is used as is.
  */
-export async function gatewayTools(client: Client, options: GatewayOptions = {}): Promise<ToolDefinition[]> {
+export async function gatewayTools(
+  upstream: Client | GatewayUpstream,
+  options: GatewayOptions = {},
+): Promise<ToolDefinition[]> {
+  const link = upstream instanceof GatewayUpstream ? upstream : GatewayUpstream.fixed(upstream);
   const max = options.maxPendingElicitations ?? 1000;
   const ttl = options.elicitationTtlMs ?? 600_000;
   const pending = new Map<string, { outcome: ElicitationOutcome; timer: NodeJS.Timeout }>();
@@ -75,7 +83,7 @@ export async function gatewayTools(client: Client, options: GatewayOptions = {})
     }
   };
 
-  const tools = await client.listTools();
+  const tools = await link.client.listTools();
   return tools
     .filter((t) => t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel')
     .map(
@@ -90,18 +98,25 @@ export async function gatewayTools(client: Client, options: GatewayOptions = {})
           const answered = ctx.elicitation;
           const id = typeof answered?.context === 'string' ? answered.context : undefined;
           const parked = id ? pending.get(id) : undefined;
+          // No client-wide timeout (the proxy's bounds only its connecting): the caller's signal decides.
           const opts = {
             signal: ctx.signal,
+            timeout: 0,
             ...(ctx.streaming ? { onPartial: (value: unknown) => void ctx.partial(value) } : {}),
           };
           if (answered && parked && id) {
             pending.delete(id);
             clearTimeout(parked.timer);
-            return toHandlerResult(await parked.outcome.answer(answered.answers, opts));
+            // The downstream user's decline goes upstream as one, so the upstream tool decides what it means.
+            const next =
+              answered.action === 'accept'
+                ? parked.outcome.answer(answered.answers, opts)
+                : parked.outcome.decline(opts);
+            return toHandlerResult(await link.run(() => next, ctx.signal));
           }
           if (answered)
             return failure('That question is no longer waiting for an answer', { code: 'expired' });
-          return toHandlerResult(await client.call(tool.name, args, opts));
+          return toHandlerResult(await link.run((client) => client.call(tool.name, args, opts), ctx.signal));
         },
       }),
     );

@@ -14,7 +14,8 @@ import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status
 import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
 import { cancelResult } from './http-transport.js';
-import { fromLiteResult, type LiteMeta, toToolInfo } from './lite-result.js';
+import { boundExceeded, type ClientLimits } from './limits.js';
+import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
 import { abortError, unreachableError } from './wire-errors.js';
@@ -72,17 +73,20 @@ const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
 /**
  * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
  * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
- * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given.
+ * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given. One message is at most
+ * `maxResponseBytes` (grpc-js refuses a larger one before decoding it); partials are bounded by the client.
  */
 export function grpcTransport(
   target: URL,
   headers: Record<string, string>,
-  rootCerts?: string | Buffer,
+  rootCerts: string | Buffer | undefined,
+  limits: ClientLimits,
 ): Transport {
   const { service } = loadMcpLiteProto();
   const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
     address: string,
     creds: ReturnType<typeof credentials.createInsecure>,
+    options: Record<string, unknown>,
   ) => McpLiteStub;
   const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
   const stub = new Ctor(
@@ -90,6 +94,7 @@ export function grpcTransport(
     target.protocol === 'grpcs:'
       ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
       : credentials.createInsecure(),
+    { 'grpc.max_receive_message_length': limits.maxResponseBytes },
   );
   const metadata = (): Metadata => {
     const md = new Metadata();
@@ -102,7 +107,7 @@ export function grpcTransport(
       if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
       const call = stub[method](req, metadata(), {}, (err, res) => {
         ctx.signal?.removeEventListener('abort', onAbort);
-        if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err));
+        if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err, limits));
         else resolve(res as WireResponse);
       });
       const onAbort = () => call.cancel();
@@ -125,7 +130,7 @@ export function grpcTransport(
       return final;
     } catch (err) {
       if (ctx.signal?.aborted) throw abortError(ctx.signal);
-      throw err instanceof McpLiteError ? err : fromServiceError(err as ServiceError);
+      throw err instanceof McpLiteError ? err : fromServiceError(err as ServiceError, limits);
     } finally {
       ctx.signal?.removeEventListener('abort', onAbort);
     }
@@ -135,13 +140,19 @@ export function grpcTransport(
     name: string,
     args: Record<string, unknown>,
     ctx: WireContext,
-    elicitation?: { state: string; answers: Record<string, unknown> },
+    elicitation?: LiteAnswer,
   ): Promise<WireOutcome> {
     const req = {
       name,
       arguments: toStruct(args),
       ...(elicitation
-        ? { elicitation: { state: elicitation.state, answers: toStruct(elicitation.answers) } }
+        ? {
+            elicitation: {
+              state: elicitation.state,
+              answers: toStruct(elicitation.answers ?? {}),
+              ...(elicitation.action ? { action: elicitation.action } : {}),
+            },
+          }
         : {}),
     };
     const res = ctx.onPartial ? await streamed(req, ctx) : await unary('CallTool', req, ctx);
@@ -191,8 +202,16 @@ function isoOf(ms: number | string): string {
   return new Date(Number(ms)).toISOString();
 }
 
-/** A gRPC status as an McpLiteError: the ErrorInfo's reason and data when mcplite sent them. */
-function fromServiceError(err: ServiceError): McpLiteError {
+/**
+ * A gRPC status as an McpLiteError: the ErrorInfo's reason and data when mcplite sent them; grpc-js's own refusal
+ * of a message over `grpc.max_receive_message_length` is the client's bound, named as such.
+ */
+function fromServiceError(err: ServiceError, limits: ClientLimits): McpLiteError {
+  if (
+    err.code === status.RESOURCE_EXHAUSTED &&
+    /^Received message (larger than max|that decompresses to a size larger than)/.test(err.details ?? '')
+  )
+    return boundExceeded('maxResponseBytes', limits.maxResponseBytes);
   const bin = err.metadata?.get(STATUS_DETAILS_KEY)[0];
   const details = Buffer.isBuffer(bin) ? decodeStatusDetails(bin) : undefined;
   const reason = details?.reason.toLowerCase() as ErrorCode | undefined;

@@ -1,5 +1,8 @@
 import { McpLiteError } from '../core/errors.js';
-import { fromLiteResult, type LiteMeta, toToolInfo } from './lite-result.js';
+import { authError } from './auth-challenge.js';
+import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import type { ClientLimits } from './limits.js';
+import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { CancelResult, ToolInfo } from './types.js';
@@ -7,15 +10,20 @@ import { fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wir
 
 /**
  * MCP-lite HTTP (docs/wire-format.md): POST `listtools` and `calltools` under the base URL, JSON-RPC inside,
- * SSE when partials are wanted. Plain fetch: keep-alive comes with Node's fetch, and nothing else is needed.
+ * SSE when partials are wanted. Plain fetch (keep-alive comes with Node's), redirects only within the origin,
+ * and every body read under `limits`.
  */
-export function httpTransport(baseUrl: string, headers: Record<string, string>): Transport {
+export function httpTransport(
+  baseUrl: string,
+  headers: Record<string, string>,
+  limits: ClientLimits,
+): Transport {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   let nextId = 1;
 
   async function post(path: string, body: unknown, ctx: WireContext, sse: boolean): Promise<Response> {
     try {
-      return await fetch(base + path, {
+      return await fetchWithinOrigin(base + path, {
         method: 'POST',
         headers: {
           ...headers,
@@ -43,18 +51,17 @@ export function httpTransport(baseUrl: string, headers: Record<string, string>):
       params: { name, arguments: args, ...extra },
     };
     const res = await post('calltools', body, ctx, ctx.onPartial !== undefined);
-    const resume = (answer: { state: string; answers: Record<string, unknown> }, next: WireContext) =>
-      rpc(name, args, next, { elicitation: answer });
+    const resume = (answer: LiteAnswer, next: WireContext) => rpc(name, args, next, { elicitation: answer });
     try {
-      if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
-        for await (const ev of readSse(res.body)) {
+      if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
+        for await (const ev of readSse(res.body, limits)) {
           if (ev.event === 'message') ctx.onPartial?.((JSON.parse(ev.data) as { partial?: unknown }).partial);
           else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume);
           else if (ev.event === 'error') throw fromJsonRpcError(JSON.parse(ev.data));
         }
         throw new McpLiteError('unavailable', 'The server ended the stream without a result');
       }
-      const reply = await readJson(res);
+      const reply = await readJson(res, limits);
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
       if (!isRecord(reply) || !isRecord(reply.result)) throw fromHttpStatus(res.status, '');
       return resultOutcome(reply.result, resume);
@@ -68,7 +75,7 @@ export function httpTransport(baseUrl: string, headers: Record<string, string>):
     canWait: true,
     async listTools(ctx): Promise<ToolInfo[]> {
       const res = await post('listtools', {}, ctx, false);
-      const reply = await readJson(res).catch((err) => {
+      const reply = await readJson(res, limits).catch((err) => {
         throw toClientError(err, ctx.signal);
       });
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
@@ -118,9 +125,14 @@ function iso(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The body as JSON; a non-JSON body is the HTTP status's error. */
-async function readJson(res: Response): Promise<unknown> {
-  const text = await res.text();
+/**
+ * The body as JSON, at most `maxResponseBytes`; a 401 or 403 is the auth error (with its challenge) whatever the
+ * body says, and a non-JSON body is the HTTP status's error.
+ */
+async function readJson(res: Response, limits: ClientLimits): Promise<unknown> {
+  const text = await readBoundedText(res, limits.maxResponseBytes);
+  const denied = authError(res.status, res.headers, text);
+  if (denied) throw denied;
   try {
     return JSON.parse(text);
   } catch {

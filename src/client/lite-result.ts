@@ -14,11 +14,16 @@ export interface LiteMeta {
   serverVersion?: string;
 }
 
-/** Sends the answers to an elicitation (`state` unchanged) on the binding's wire: the same tool, called again. */
-export type LiteResume = (
-  answer: { state: string; answers: Record<string, unknown> },
-  ctx: WireContext,
-) => Promise<WireOutcome>;
+/**
+ * Sends the answers to an elicitation (`state` unchanged), or the user's decline, on the binding's wire: the same
+ * tool, called again (a decline reaches its handler, which answers as it likes).
+ */
+export type LiteResume = (answer: LiteAnswer, ctx: WireContext) => Promise<WireOutcome>;
+
+/** The MCP-lite answer member: the state with the answers, or with the action `decline`. */
+export type LiteAnswer =
+  | { state: string; answers: Record<string, unknown>; action?: undefined }
+  | { state: string; action: 'decline'; answers?: undefined };
 
 /**
  * An MCP-lite result (the fields of the HTTP result object, or of the gRPC `result` Struct) as an outcome. The
@@ -74,9 +79,7 @@ export function fromLiteResult(
         requestedSchema: (isRecord(e.requested_schema) ? e.requested_schema : {}) as JsonSchema,
         ...(requests ? { requests } : {}),
         resume: (values, ctx) =>
-          values === undefined
-            ? Promise.resolve({ type: 'failure', message: 'The user declined to answer', code: 'declined' })
-            : resume({ state, answers: values }, ctx),
+          resume(values === undefined ? { state, action: 'decline' } : { state, answers: values }, ctx),
       };
     }
     default:

@@ -1,3 +1,4 @@
+import { asErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import type { WireOutcome } from './transport.js';
 import type { ElicitationRequest } from './types.js';
@@ -6,7 +7,7 @@ import { isRecord } from './wire-errors.js';
 /**
  * An MCP `CallToolResult` as an outcome. mcplite servers say more in `_meta` (`mcplite/failure`,
  * `mcplite/resource-request`, `mcplite/promise`), which is read when present; any other server's result is an
- * answer or, with `isError`, a failure.
+ * answer or, with `isError`, a failure. Throws the McpLiteError of a tool execution error (`mcplite/error`).
  */
 export function fromMcpResult(
   result: Record<string, unknown>,
@@ -22,6 +23,16 @@ export function fromMcpResult(
     .map((b) => b.text)
     .join('\n');
   if (result.isError === true) {
+    const error = meta['mcplite/error'];
+    if (isRecord(error) && typeof error.code === 'string') {
+      // A tool execution error (invalid arguments, a failing handler): a result on MCP (SEP-1303), thrown as the
+      // same error the MCP-lite wires answer with, so that the client behaves alike on every wire.
+      throw new McpLiteError(
+        asErrorCode(error.code),
+        typeof error.message === 'string' ? error.message : text || 'The tool failed',
+        isRecord(error.data) ? error.data : undefined,
+      );
+    }
     const rr = meta['mcplite/resource-request'];
     if (isRecord(rr)) {
       return {

@@ -1,18 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ElicitRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { cancelResult } from './http-transport.js';
+import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromMcpResult } from './mcp-result.js';
+import { BoundedStdioTransport, boundedSdkFetch } from './mcp-sdk-bounds.js';
 import type { Transport, WireContext, WireElicitation, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
-import { abortError, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
+import { abortError, fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
 
 /** Where the MCP server is: a Streamable HTTP URL, or a command to run and speak to over stdio. */
 export type McpEndpoint = { url: string } | { command: string; args: string[] };
@@ -29,11 +35,14 @@ interface PendingElicitation {
  * MCP on a handshake revision (initialize, then requests), through the official SDK's Client: Streamable HTTP
  * or stdio, so any MCP server works. The client declares elicitation: a server's `elicitation/create` during a
  * call ends that call's wait with an elicitation outcome, whose answer is the reply to the server's request.
+ * What the SDK reads is bounded by `limits` (`mcp-sdk-bounds.ts`); `signal` bounds the handshake.
  */
 export async function mcpSdkTransport(
   endpoint: McpEndpoint,
   options: ConnectOptions,
   headers: Record<string, string>,
+  limits: ClientLimits,
+  signal?: AbortSignal,
 ): Promise<Transport> {
   const client = new Client(options.clientInfo ?? { name: 'mcplite', version: '0' }, {
     capabilities: { elicitation: {} },
@@ -56,21 +65,69 @@ export async function mcpSdkTransport(
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     for (const listener of toolsChanged) listener();
   });
+  // The requests in flight (calls, listings, the handshake): a bound the server breaks on a stream the SDK
+  // reads for several of them ends them all, as the SDK itself would only wait.
+  const inFlight = new Set<(err: McpLiteError) => void>();
+  let denied: McpLiteError | undefined;
+  const hooks = {
+    onBoundExceeded: (err: McpLiteError) => {
+      for (const fail of inFlight) fail(err);
+    },
+    onDenied: (err: McpLiteError) => {
+      denied = err;
+    },
+  };
+  const sdkError = (err: unknown): unknown => {
+    // The SDK keeps only a 401/403's status: the error with its challenge was taken from the response.
+    if (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403))
+      return denied?.data?.http_status === err.code ? denied : fromHttpStatus(err.code, '');
+    return fromSdkError(err);
+  };
   const transport =
     'url' in endpoint
-      ? new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers } })
-      : new StdioClientTransport({
-          command: endpoint.command,
-          args: endpoint.args,
-          env: { ...getDefaultEnvironment(), ...options.env },
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          stderr: options.stderr ?? 'inherit',
-        });
+      ? new StreamableHTTPClientTransport(new URL(endpoint.url), {
+          requestInit: { headers },
+          fetch: boundedSdkFetch(limits, hooks),
+        })
+      : new BoundedStdioTransport(
+          {
+            command: endpoint.command,
+            args: endpoint.args,
+            env: { ...getDefaultEnvironment(), ...options.env },
+            ...(options.cwd ? { cwd: options.cwd } : {}),
+            stderr: options.stderr ?? 'inherit',
+          },
+          limits.maxResponseBytes,
+          hooks,
+        );
   try {
-    await client.connect(transport);
+    await tracked({ ...(signal ? { signal } : {}) }, (sdkSignal) =>
+      client.connect(transport, { signal: sdkSignal }),
+    );
   } catch (err) {
     await client.close().catch(() => {});
-    throw toClientError(sdkError(err));
+    throw toClientError(sdkError(err), signal);
+  }
+
+  /**
+   * Runs one SDK request under its own signal: the caller's, which a bound broken on the connection also aborts
+   * (with that error as the reason, which `abortError` then gives back).
+   */
+  async function tracked<T>(ctx: WireContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const local = new AbortController();
+    const onAbort = () => local.abort(ctx.signal?.reason);
+    if (ctx.signal?.aborted) local.abort(ctx.signal.reason);
+    else ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    const fail = (err: McpLiteError) => local.abort(err);
+    inFlight.add(fail);
+    try {
+      return await run(local.signal);
+    } catch (err) {
+      throw local.signal.aborted ? abortError(local.signal) : err;
+    } finally {
+      inFlight.delete(fail);
+      ctx.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   // The SDK hands notifications to their handlers a turn later than responses, so a progress notification
@@ -86,7 +143,11 @@ export async function mcpSdkTransport(
       m.method === 'notifications/progress' ? sinks.get(String(m.params?.progressToken)) : undefined;
     if (sink) {
       const { progressToken: _t, ...progress } = m.params ?? {};
-      sink(progress);
+      try {
+        sink(progress);
+      } catch {
+        // A partial bound reached: the sink has aborted its call already; the wire itself is fine.
+      }
     } else deliver?.(message, extra);
   };
 
@@ -110,12 +171,25 @@ export async function mcpSdkTransport(
         done = true;
         const i = waiters.indexOf(waiter);
         if (i >= 0) waiters.splice(i, 1);
+        ctx.signal?.removeEventListener('abort', onAbort);
       };
+      // An answered elicitation waits on a request its first round started: this round's deadline is its own.
+      const onAbort = () => {
+        if (done) return;
+        settle();
+        reject(abortError(ctx.signal));
+      };
+      ctx.signal?.addEventListener('abort', onAbort, { once: true });
       pending.then(
         (r) => {
           if (done) return;
           settle();
-          resolve(toOutcome(r));
+          try {
+            resolve(toOutcome(r));
+          } catch (err) {
+            // A tool execution error the result carries (mcp-result.ts).
+            reject(err);
+          }
         },
         (err) => {
           if (done) return;
@@ -123,6 +197,7 @@ export async function mcpSdkTransport(
           reject(ctx.signal?.aborted ? abortError(ctx.signal) : toClientError(sdkError(err), ctx.signal));
         },
       );
+      if (ctx.signal?.aborted) onAbort();
     });
   }
 
@@ -148,11 +223,15 @@ export async function mcpSdkTransport(
     if (ctx.signal?.aborted) return Promise.reject(abortError(ctx.signal));
     const token = ctx.onPartial ? `mcplite-${nextToken++}` : undefined;
     if (token && ctx.onPartial) sinks.set(token, ctx.onPartial);
-    const pending = client.callTool(
-      { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
-      undefined,
-      { timeout: NO_TIMEOUT, ...(ctx.signal ? { signal: ctx.signal } : {}) },
-    ) as Promise<Record<string, unknown>>;
+    const pending = tracked(
+      ctx,
+      (signal) =>
+        client.callTool(
+          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+          undefined,
+          { timeout: NO_TIMEOUT, signal },
+        ) as Promise<Record<string, unknown>>,
+    );
     if (token) void pending.finally(() => sinks.delete(token)).catch(() => {});
     return race(pending, ctx);
   }
@@ -165,9 +244,8 @@ export async function mcpSdkTransport(
       let cursor: string | undefined;
       try {
         for (let page = 0; page < 1000; page++) {
-          const reply = await client.listTools(
-            cursor ? { cursor } : {},
-            ctx.signal ? { signal: ctx.signal } : {},
+          const reply = await tracked(ctx, (signal) =>
+            client.listTools(cursor ? { cursor } : {}, { signal }),
           );
           for (const t of reply.tools) tools.push(toToolInfo(t as Record<string, unknown>));
           cursor = reply.nextCursor;
@@ -200,7 +278,7 @@ export async function mcpSdkTransport(
 }
 
 /** The SDK's McpError as a JSON-RPC error (its message carries a "MCP error <code>: " prefix). */
-function sdkError(err: unknown): unknown {
+function fromSdkError(err: unknown): unknown {
   if (err instanceof McpError) {
     return fromJsonRpcError({
       code: err.code,

@@ -1,4 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
+import { authError } from './auth-challenge.js';
+import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
 import { readSse } from './sse.js';
@@ -15,9 +18,22 @@ const RESERVED_NAME = /^(tools\/call|prompts\/get|resources\/read|tasks\/(get|up
  * Asks an MCP URL whether it speaks the stateless revision (`server/discover`). False for anything else: a
  * handshake-only server answers with an error or a 4xx.
  */
-export async function speaksStateless(url: string, headers: Record<string, string>, signal?: AbortSignal) {
+export async function speaksStateless(
+  url: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+  limits: ClientLimits = DEFAULT_LIMITS,
+) {
   try {
-    const reply = await postRpc(url, headers, 'server/discover', {}, { ...(signal ? { signal } : {}) }, 0);
+    const reply = await postRpc(
+      url,
+      headers,
+      'server/discover',
+      {},
+      { ...(signal ? { signal } : {}) },
+      0,
+      limits,
+    );
     return (
       isRecord(reply) &&
       Array.isArray(reply.supportedVersions) &&
@@ -37,6 +53,7 @@ export function mcpStatelessTransport(
   url: string,
   headers: Record<string, string>,
   clientInfo: { name: string; version: string } = { name: 'mcplite', version: '0' },
+  limits: ClientLimits = DEFAULT_LIMITS,
 ): Transport {
   let nextId = 1;
   let headerFields: Map<string, Array<{ field: string; header: string }>> | undefined;
@@ -46,7 +63,7 @@ export function mcpStatelessTransport(
     params: Record<string, unknown>,
     ctx: WireContext,
     extra?: Record<string, string>,
-  ) => postRpc(url, { ...headers, ...extra }, method, params, ctx, nextId++, clientInfo);
+  ) => postRpc(url, { ...headers, ...extra }, method, params, ctx, nextId++, limits, clientInfo);
 
   async function listTools(ctx: WireContext): Promise<ToolInfo[]> {
     const tools: ToolInfo[] = [];
@@ -160,6 +177,7 @@ async function postRpc(
   params: Record<string, unknown>,
   ctx: WireContext,
   id: number,
+  limits: ClientLimits,
   clientInfo?: { name: string; version: string },
 ): Promise<unknown> {
   const name = method.startsWith('tasks/') ? params.taskId : params.name;
@@ -180,7 +198,7 @@ async function postRpc(
   };
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await fetchWithinOrigin(url, {
       method: 'POST',
       headers: {
         ...headers,
@@ -193,8 +211,8 @@ async function postRpc(
       body: JSON.stringify(body),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
-      for await (const ev of readSse(res.body)) {
+    if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
+      for await (const ev of readSse(res.body, limits)) {
         const msg = JSON.parse(ev.data) as Record<string, unknown>;
         if (msg.method === 'notifications/progress' && isRecord(msg.params)) {
           const { progressToken: _t, ...progress } = msg.params;
@@ -203,7 +221,10 @@ async function postRpc(
       }
       throw new McpLiteError('unavailable', 'The server ended the stream without a response');
     }
-    const text = await res.text();
+    const text = await readBoundedText(res, limits.maxResponseBytes);
+    // Before the body: an OAuth error object (`{"error": "invalid_token"}`) is not a JSON-RPC error.
+    const denied = authError(res.status, res.headers, text);
+    if (denied) throw denied;
     let reply: unknown;
     try {
       reply = JSON.parse(text);

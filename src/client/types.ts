@@ -169,8 +169,24 @@ export interface ConnectOptions {
    * Default 1000; 0 checks before every call (one listing per call).
    */
   lockRecheckMs?: number;
-  /** Default per-call timeout in milliseconds (a call's own `timeout` wins). Default: none. */
+  /**
+   * Default timeout in milliseconds of each call, listing and cancel (a call's own `timeout` wins), covering all
+   * of it: connecting, waiting, reading the body or stream, auto-redeem. It also bounds `connect` itself (the
+   * asking and the MCP handshake). Default: none.
+   */
   timeout?: number;
+  /**
+   * Bytes of one response the client reads: a JSON body, one SSE event, one stdio line, one gRPC message. Past
+   * it the call fails with `payload_too_large` (`data.bound: "maxResponseBytes"`). Default 16 MiB.
+   */
+  maxResponseBytes?: number;
+  /**
+   * Bytes of one streamed response in all (an SSE body, or the partials of a call together); past it
+   * `payload_too_large` (`data.bound: "maxStreamBytes"`). Default 64 MiB.
+   */
+  maxStreamBytes?: number;
+  /** Partial results of one call; past it `resource_exhausted` (`data.bound: "maxPartials"`). Default 10,000. */
+  maxPartials?: number;
   /** The name and version the client gives MCP servers. */
   clientInfo?: { name: string; version: string };
   /** MCP: force the stateless 2026-07-28 revision or a handshake revision. Default: ask the server. */

@@ -1,5 +1,9 @@
 import { type ErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
+import { authError } from './auth-challenge.js';
+import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import type { ClientLimits } from './limits.js';
+import type { LiteAnswer } from './lite-result.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
@@ -32,8 +36,21 @@ export function webtoolsTransport(
   url: string,
   headers: Record<string, string>,
   options: ConnectOptions,
+  limits: ClientLimits,
 ): Transport {
   const base = url.endsWith('/') ? url : `${url}/`;
+
+  /** A whole (non-streamed) reply as its status and JSON body: bounded, auth failures first. */
+  async function envelope(res: Response): Promise<{ status: number; body: unknown }> {
+    const text = await readBoundedText(res, limits.maxResponseBytes);
+    const denied = authError(res.status, res.headers, text);
+    if (denied) throw denied;
+    try {
+      return { status: res.status, body: JSON.parse(text) };
+    } catch {
+      throw fromHttpStatus(res.status, text);
+    }
+  }
 
   async function exchange(
     init: RequestInit,
@@ -41,7 +58,7 @@ export function webtoolsTransport(
     path = '',
   ): Promise<{ status: number; body: unknown }> {
     try {
-      const res = await fetch(base + path, {
+      const res = await fetchWithinOrigin(base + path, {
         ...init,
         headers: {
           ...headers,
@@ -50,12 +67,7 @@ export function webtoolsTransport(
         },
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
-      const text = await res.text();
-      try {
-        return { status: res.status, body: JSON.parse(text) };
-      } catch {
-        throw fromHttpStatus(res.status, text);
-      }
+      return await envelope(res);
     } catch (err) {
       throw toClientError(err, ctx.signal);
     }
@@ -68,7 +80,7 @@ export function webtoolsTransport(
    */
   async function streamExchange(body: string, ctx: WireContext): Promise<{ status: number; body: unknown }> {
     try {
-      const res = await fetch(base, {
+      const res = await fetchWithinOrigin(base, {
         method: 'POST',
         body,
         headers: {
@@ -78,15 +90,9 @@ export function webtoolsTransport(
         },
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
-      if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
-        const text = await res.text();
-        try {
-          return { status: res.status, body: JSON.parse(text) };
-        } catch {
-          throw fromHttpStatus(res.status, text);
-        }
-      }
-      for await (const ev of readSse(res.body)) {
+      if (!res.ok || !res.body || !res.headers.get('content-type')?.startsWith('text/event-stream'))
+        return await envelope(res);
+      for await (const ev of readSse(res.body, limits)) {
         if (ev.event === 'message') {
           const data = JSON.parse(ev.data) as { partial?: unknown };
           ctx.onPartial?.(data.partial);
@@ -106,7 +112,7 @@ export function webtoolsTransport(
     action: string,
     request: Record<string, unknown>,
     ctx: WireContext,
-    elicitation?: { state: string; answers: Record<string, unknown> },
+    elicitation?: LiteAnswer,
   ): Promise<WireOutcome> {
     const body = {
       action,
@@ -140,10 +146,14 @@ export function webtoolsTransport(
           type: 'elicitation',
           message: String(e.message ?? ''),
           requestedSchema: (isRecord(schema) ? schema : {}) as JsonSchema,
+          // A decline is sent too: the handler gets it and answers as it likes.
           resume: (values, next) =>
-            values === undefined
-              ? Promise.resolve({ type: 'failure', message: 'The user declined to answer', code: 'declined' })
-              : execute(action, request, next, { state, answers: values }),
+            execute(
+              action,
+              request,
+              next,
+              values === undefined ? { state, action: 'decline' } : { state, answers: values },
+            ),
         };
       }
       case 'error': {

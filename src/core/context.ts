@@ -8,6 +8,8 @@ const DONE = Promise.resolve();
 /** What a binding passes in for one call, as far as the handler's context is concerned. */
 export interface ContextInit {
   tool: string;
+  /** The validated arguments: an elicitation the handler makes is bound to them (core/elicitations.ts). */
+  arguments: Readonly<Record<string, unknown>>;
   principal: Principal | undefined;
   elicitation: ElicitationAnswers | undefined;
   background: boolean;
@@ -34,6 +36,8 @@ export interface ContextInit {
  */
 export class CallContext implements ToolContext {
   readonly tool: string;
+  /** The validated arguments, to which an elicitation the handler makes is bound. */
+  readonly arguments: Readonly<Record<string, unknown>>;
   readonly principal: Principal | undefined;
   readonly elicitation: ElicitationAnswers | undefined;
   readonly streaming: boolean;
@@ -46,10 +50,12 @@ export class CallContext implements ToolContext {
   private client: ContextInit['client'] | undefined;
   private readonly onPartial: ContextInit['onPartial'];
   private readonly logger: Logger;
-  private readonly requestId: string | number | undefined;
+  /** The id of the request that made this call, where its wire has one. */
+  readonly requestId: string | number | undefined;
 
   constructor(init: ContextInit) {
     this.tool = init.tool;
+    this.arguments = init.arguments;
     this.principal = init.principal;
     this.elicitation = init.elicitation;
     this.isBackground = init.background;
@@ -67,6 +73,14 @@ export class CallContext implements ToolContext {
 
   get signal(): AbortSignal {
     return this.lazyAbort().signal;
+  }
+
+  /**
+   * The server's logger, with nothing of this call bound: for a record that names the call in its own fields
+   * (naming it in both wrote "tool" twice in one JSON line).
+   */
+  get serverLog(): Logger {
+    return this.logger;
   }
 
   get log(): Logger {

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ElicitationSigner } from './elicitation-state.js';
 
-const payload = { tool: 'book', schema: { type: 'object' }, context: { step: 1 } };
+const binding = { args: 'digest-of-args', principal: null };
+const payload = { tool: 'book', schema: { type: 'object' }, context: { step: 1 }, ...binding };
 
 describe('signed elicitation state', () => {
   it('round-trips a genuine state', () => {
     const signer = new ElicitationSigner('secret', 60_000);
     const state = signer.sign(payload);
-    expect(signer.verify(state, 'book')).toMatchObject(payload);
+    expect(signer.verify(state, 'book', binding)).toMatchObject(payload);
   });
 
   it('is accepted by another replica with the same secret only', () => {
     const state = new ElicitationSigner('shared', 60_000).sign(payload);
-    expect(new ElicitationSigner('shared', 60_000).verify(state, 'book').context).toEqual({ step: 1 });
-    expect(() => new ElicitationSigner('other', 60_000).verify(state, 'book')).toThrow(/forged/);
+    expect(new ElicitationSigner('shared', 60_000).verify(state, 'book', binding).context).toEqual({
+      step: 1,
+    });
+    expect(() => new ElicitationSigner('other', 60_000).verify(state, 'book', binding)).toThrow(/forged/);
   });
 
   it('rejects altered, malformed, expired and wrong-tool states', () => {
@@ -23,13 +26,28 @@ describe('signed elicitation state', () => {
     const altered = Buffer.from(
       JSON.stringify({ ...payload, context: { step: 99 }, exp: Date.now() + 1e6 }),
     ).toString('base64url');
-    expect(() => signer.verify(`${altered}.${mac}`, 'book')).toThrow(/forged/);
-    expect(() => signer.verify(`${body}.AAAA`, 'book')).toThrow(/forged/);
-    expect(() => signer.verify('no-dot', 'book')).toThrow(/malformed/);
-    expect(() => signer.verify(42, 'book')).toThrow(/malformed/);
-    expect(() => signer.verify(state, 'other_tool')).toThrow(/wrong tool/);
+    expect(() => signer.verify(`${altered}.${mac}`, 'book', binding)).toThrow(/forged/);
+    expect(() => signer.verify(`${body}.AAAA`, 'book', binding)).toThrow(/forged/);
+    expect(() => signer.verify('no-dot', 'book', binding)).toThrow(/malformed/);
+    expect(() => signer.verify(42, 'book', binding)).toThrow(/malformed/);
+    expect(() => signer.verify(state, 'other_tool', binding)).toThrow(/wrong tool/);
     const expired = new ElicitationSigner('secret', -1).sign(payload);
-    expect(() => signer.verify(expired, 'book')).toThrow(/expired/);
+    expect(() => signer.verify(expired, 'book', binding)).toThrow(/expired/);
+  });
+
+  it('is good only for the arguments and the principal it was signed for', () => {
+    const signer = new ElicitationSigner('secret', 60_000);
+    const state = signer.sign(payload);
+    expect(() => signer.verify(state, 'book', { ...binding, args: 'other' })).toThrow(
+      /not for these arguments/,
+    );
+    expect(() => signer.verify(state, 'book', { ...binding, principal: 'someone' })).toThrow(
+      /not for this caller/,
+    );
+    const [first, second] = [signer.sign(payload), signer.sign(payload)];
+    expect(signer.verify(first, 'book', binding).nonce).not.toBe(
+      signer.verify(second, 'book', binding).nonce,
+    );
   });
 
   it('accepts only the canonical base64url text of the MAC', () => {
@@ -48,9 +66,9 @@ describe('signed elicitation state', () => {
       standard,
       standard.replace(/=+$/, ''),
     ]) {
-      expect(() => signer.verify(`${body}.${bad}`, 'book'), bad).toThrow(/forged/);
+      expect(() => signer.verify(`${body}.${bad}`, 'book', binding), bad).toThrow(/forged/);
     }
-    expect(() => signer.verify(`${body}=.${mac}`, 'book')).toThrow(/forged|malformed/);
-    expect(signer.verify(state, 'book').tool).toBe('book');
+    expect(() => signer.verify(`${body}=.${mac}`, 'book', binding)).toThrow(/forged|malformed/);
+    expect(signer.verify(state, 'book', binding).tool).toBe('book');
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpLiteError } from './errors.js';
+import { randomId } from './random-id.js';
 import type { JsonSchema } from './schema.js';
 
 /** What the signed state carries between the two rounds of an elicitation. */
@@ -22,8 +23,25 @@ export interface ElicitationStatePayload {
   answers?: Record<string, unknown>;
   /** The handler's own context. */
   context: unknown;
+  /**
+   * The digest of the validated arguments of the call that asked (`jsonDigest`): an answer is good only for a
+   * call with the same arguments, so a "yes" to one call cannot be resent with others.
+   */
+  args: string;
+  /** The digest of the principal's id that asked, or null without one: another caller cannot use the answer. */
+  principal: string | null;
+  /** 128 random bits, recorded when the state is answered, so that it answers one call only. */
+  nonce: string;
   /** Expiry, epoch milliseconds. */
   exp: number;
+}
+
+/** What a state is checked against besides its tool: the call that answers it (`ElicitationStatePayload`). */
+export interface ElicitationBinding {
+  /** The digest of the answering call's validated arguments. */
+  args: string;
+  /** The digest of its principal's id, or null. */
+  principal: string | null;
 }
 
 /**
@@ -40,16 +58,19 @@ export class ElicitationSigner {
     this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
   }
 
-  /** Encodes `base64url(payload).base64url(hmac)`. */
-  sign(payload: Omit<ElicitationStatePayload, 'exp'>): string {
-    const body = Buffer.from(JSON.stringify({ ...payload, exp: Date.now() + this.ttlMs })).toString(
-      'base64url',
-    );
+  /** Encodes `base64url(payload).base64url(hmac)`, with a fresh nonce and the expiry. */
+  sign(payload: Omit<ElicitationStatePayload, 'exp' | 'nonce'>): string {
+    const body = Buffer.from(
+      JSON.stringify({ ...payload, nonce: randomId(16, 'base64url'), exp: Date.now() + this.ttlMs }),
+    ).toString('base64url');
     return `${body}.${this.mac(body)}`;
   }
 
-  /** Returns the payload of a genuine, unexpired state for `tool`, or throws `invalid_params`. */
-  verify(state: unknown, tool: string): ElicitationStatePayload {
+  /**
+   * Returns the payload of a genuine, unexpired state for `tool` and the call `binding` describes, or throws
+   * `invalid_params` (`data.reason` says why).
+   */
+  verify(state: unknown, tool: string, binding: ElicitationBinding): ElicitationStatePayload {
     if (typeof state !== 'string' || state.length > 65536) throw invalid('malformed');
     const dot = state.indexOf('.');
     if (dot <= 0) throw invalid('malformed');
@@ -75,6 +96,9 @@ export class ElicitationSigner {
     }
     if (payload.tool !== tool) throw invalid('wrong_tool');
     if (payload.exp < Date.now()) throw invalid('expired');
+    if (payload.args !== binding.args) throw invalid('wrong_arguments', 'not for these arguments');
+    if (payload.principal !== binding.principal) throw invalid('wrong_caller', 'not for this caller');
+    if (typeof payload.nonce !== 'string' || !NONCE_TEXT.test(payload.nonce)) throw invalid('malformed');
     return payload;
   }
 
@@ -87,9 +111,9 @@ export class ElicitationSigner {
 const MAC_TEXT = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 /** A body as `sign` writes it: unpadded base64url, nothing else. */
 const BODY_TEXT = /^[A-Za-z0-9_-]+$/;
+/** A nonce as `sign` draws it: 16 bytes in unpadded base64url. */
+const NONCE_TEXT = /^[A-Za-z0-9_-]{22}$/;
 
-function invalid(reason: string): McpLiteError {
-  return new McpLiteError('invalid_params', `Invalid elicitation state (${reason.replace('_', ' ')})`, {
-    reason,
-  });
+function invalid(reason: string, why = reason.replace('_', ' ')): McpLiteError {
+  return new McpLiteError('invalid_params', `Invalid elicitation state (${why})`, { reason });
 }

@@ -1,6 +1,20 @@
-import { ElicitationSigner, type ElicitationStatePayload } from './elicitation-state.js';
+import type { Principal } from './auth.js';
+import { jsonDigest } from './call-digest.js';
+import { declinedAnswers } from './declined-elicitation.js';
+import type { ElicitationNonceStore } from './elicitation-nonces.js';
+import {
+  type ElicitationBinding,
+  ElicitationSigner,
+  type ElicitationStatePayload,
+} from './elicitation-state.js';
 import { McpLiteError } from './errors.js';
-import type { ElicitationOutcome, ElicitationRequestOutcome, ElicitRequest } from './outcomes.js';
+import { type MaybePromise, mapMaybe } from './maybe-promise.js';
+import type {
+  ElicitationOutcome,
+  ElicitationRequestOutcome,
+  ElicitRequest,
+  FailureOutcome,
+} from './outcomes.js';
 import {
   compileValidator,
   type FieldProblem,
@@ -8,12 +22,20 @@ import {
   toJsonSchema,
   type Validator,
 } from './schema.js';
-import type { ElicitationAnswers } from './tool.js';
+import type { ElicitationAction, ElicitationAnswers } from './tool.js';
+
+/** The actions a user may take on an elicitation, as every wire names them (MCP's `ElicitResult.action`). */
+export const ELICITATION_ACTIONS: readonly ElicitationAction[] = ['accept', 'decline', 'cancel'];
 
 /** A client's answer to an elicitation, as a binding hands it to core. */
 export interface ElicitationReply {
   /** The signed state from the elicitation, unchanged. */
   state: unknown;
+  /**
+   * What the user did; default `accept`. A decline or cancel carries no answers: the handler runs again with
+   * `ctx.elicitation.action` saying so, and decides what that means.
+   */
+  action?: ElicitationAction;
   /** The answers: the form's object, or (several requests) an object keyed by request name. */
   answers: unknown;
   /**
@@ -22,6 +44,16 @@ export interface ElicitationReply {
    * itself, since the state is opaque to it.
    */
   keyed?: boolean;
+}
+
+/** The call that elicits, or answers: a state is bound to its arguments and its principal. */
+export interface ElicitingCall {
+  /** The validated arguments. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The authenticated caller, if any. */
+  readonly principal: Principal | undefined;
+  /** The answers this call carries, when it answers an elicitation. */
+  readonly elicitation?: ElicitationAnswers | undefined;
 }
 
 /** What an answer leads to: the handler runs with all answers, or the requests still open are asked again. */
@@ -47,15 +79,41 @@ export class Elicitations {
   private readonly signer: ElicitationSigner;
   private readonly validators = new Map<string, Validator>();
 
-  constructor(secret: string | Uint8Array | undefined, ttlMs: number) {
+  /**
+   * `nonces` remembers answered states (single use); without it no answer is taken, since a state could then
+   * answer any number of calls.
+   */
+  constructor(
+    secret: string | Uint8Array | undefined,
+    ttlMs: number,
+    private readonly nonces: ElicitationNonceStore | undefined,
+  ) {
     this.signer = new ElicitationSigner(secret, ttlMs);
   }
 
-  /** The outcome of a handler's `elicit(...)`. Throws (a bug in the tool) on an invalid request name. */
-  outcome(tool: string, request: ElicitRequest): ElicitationOutcome {
+  /**
+   * The outcome of a handler's `elicit(...)` in `call`. Throws (a bug in the tool) on an invalid request name.
+   * A handler that asks again on a round the user declined or cancelled did not handle the refusal: the call
+   * ends as declined (a failure, code `declined`), as it always did, rather than asking the user again.
+   */
+  outcome(tool: string, request: ElicitRequest, call: ElicitingCall): ElicitationOutcome | FailureOutcome {
+    const refused = call.elicitation?.action;
+    if (refused !== undefined && refused !== 'accept') {
+      return {
+        type: 'failure',
+        code: 'declined',
+        message: `The user did not provide the input (${refused}).`,
+      };
+    }
+    const binding = bindingOf(call);
     if (request.requests === undefined) {
       const requestedSchema = toJsonSchema(request.schema);
-      const state = this.signer.sign({ tool, schema: requestedSchema, context: request.context ?? null });
+      const state = this.signer.sign({
+        tool,
+        schema: requestedSchema,
+        context: request.context ?? null,
+        ...binding,
+      });
       return { type: 'elicitation', message: request.message, requestedSchema, state };
     }
     const entries = Object.entries(request.requests);
@@ -66,15 +124,69 @@ export class Elicitations {
         throw new Error(`Tool "${tool}" elicited with an invalid request name "${name.slice(0, 80)}"`);
       requests[name] = { message: r.message, schema: toJsonSchema(r.schema) };
     }
-    return this.ask(tool, requests, {}, request.message, request.context ?? null);
+    return this.ask(tool, requests, {}, request.message, request.context ?? null, binding);
   }
 
   /**
-   * Checks a reply: the state must be genuine, unexpired and for `tool`, and every answer must fit its schema
-   * (-32602 otherwise). Answers to some of several requests give a new elicitation for the others.
+   * Checks a reply: the state must be genuine, unexpired, for `tool` and for `call` (its arguments and
+   * principal), every answer must fit its schema (-32602 otherwise), and the state must not have answered a call
+   * before: its nonce is recorded for `caller` (`callerKey`) before the reply is taken. Answers to some of several
+   * requests give a new elicitation for the others; a decline or cancel completes with no answers.
    */
-  check(tool: string, reply: ElicitationReply): ElicitationCheck {
-    const payload = this.signer.verify(reply.state, tool);
+  check(
+    tool: string,
+    reply: ElicitationReply,
+    call: ElicitingCall,
+    caller: string,
+  ): Promise<ElicitationCheck> {
+    try {
+      const binding = bindingOf(call);
+      const payload = this.signer.verify(reply.state, tool, binding);
+      const checked = this.answered(tool, reply, payload, binding);
+      return Promise.resolve(mapMaybe(this.use(payload, caller), () => checked));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Records the state's nonce as used; throws `invalid_params` when it was used already. */
+  private use(payload: ElicitationStatePayload, caller: string): MaybePromise<void> {
+    if (!this.nonces) {
+      throw new McpLiteError(
+        'invalid_params',
+        'This server takes no elicitation answers: it has no store for used elicitation states',
+        { reason: 'no_nonce_store' },
+      );
+    }
+    return mapMaybe(this.nonces.use(payload.nonce, payload.exp, caller), (fresh) => {
+      if (!fresh) {
+        throw new McpLiteError(
+          'invalid_params',
+          'Invalid elicitation state (already used): each answer is good for one call; call the tool again to be asked anew',
+          { reason: 'already_used' },
+        );
+      }
+    });
+  }
+
+  /** A verified reply as the handler's answers, or a new elicitation for the requests still open. */
+  private answered(
+    tool: string,
+    reply: ElicitationReply,
+    payload: ElicitationStatePayload,
+    binding: ElicitationBinding,
+  ): ElicitationCheck {
+    const action = reply.action ?? 'accept';
+    if (!ELICITATION_ACTIONS.includes(action)) {
+      throw new McpLiteError(
+        'invalid_params',
+        'Invalid elicitation action: must be accept, decline or cancel',
+        {
+          errors: [{ field: 'action', message: 'must be accept, decline or cancel' }],
+        },
+      );
+    }
+    if (action !== 'accept') return { complete: declinedAnswers(action, payload.context) };
     const answers = reply.answers ?? {};
     if (!isObject(answers)) {
       throw new McpLiteError('invalid_params', 'Invalid elicitation answers: must be an object');
@@ -95,6 +207,7 @@ export class Elicitations {
       const validate = this.validator(payload.schema ?? {}, tool);
       return {
         complete: {
+          action,
           answers: validate(value, 'elicitation answers') as Record<string, unknown>,
           context: payload.context,
         },
@@ -126,9 +239,9 @@ export class Elicitations {
       );
     }
     if (Object.keys(requests).every((name) => Object.hasOwn(merged, name))) {
-      return { complete: { answers: merged, context: payload.context } };
+      return { complete: { action, answers: merged, context: payload.context } };
     }
-    return { reask: this.ask(tool, requests, merged, payload.message, payload.context) };
+    return { reask: this.ask(tool, requests, merged, payload.message, payload.context, binding) };
   }
 
   /** A multi-request outcome for the requests not answered yet, with every request and answer signed in. */
@@ -138,6 +251,7 @@ export class Elicitations {
     answers: Record<string, unknown>,
     message: string | undefined,
     context: unknown,
+    binding: ElicitationBinding,
   ): ElicitationOutcome {
     const open: Record<string, ElicitationRequestOutcome> = {};
     const properties: Record<string, JsonSchema> = {};
@@ -152,6 +266,7 @@ export class Elicitations {
       ...(message !== undefined ? { message } : {}),
       ...(Object.keys(answers).length > 0 ? { answers } : {}),
       context,
+      ...binding,
     });
     return {
       type: 'elicitation',
@@ -196,6 +311,14 @@ function closed(schema: JsonSchema): JsonSchema {
   return schema.additionalProperties === undefined && schema.unevaluatedProperties === undefined
     ? { ...schema, properties, additionalProperties: false }
     : { ...schema, properties };
+}
+
+/** What a state is bound to: digests, so the state shows neither the arguments nor the principal's id. */
+function bindingOf(call: ElicitingCall): ElicitationBinding {
+  return {
+    args: jsonDigest(call.arguments),
+    principal: call.principal ? jsonDigest(call.principal.id) : null,
+  };
 }
 
 /** A request's validation problems with its name in front of each field (`email.address`). */

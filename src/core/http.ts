@@ -32,6 +32,12 @@ export interface NeutralResponse {
   status: number;
   headers: Record<string, string>;
   body?: NeutralBody;
+  /**
+   * Aborted by the producer of a streamed body that gives up on its client (one that stopped reading past a
+   * bound): the adapter then drops the connection at once rather than keep what it holds for a reader that never
+   * comes.
+   */
+  abandoned?: AbortSignal;
 }
 
 /**

@@ -7,9 +7,23 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
+/**
+ * What `console` offers (no `child`, free-form arguments): accepted wherever a logger is, so that
+ * `logger: console` just works; `toLogger` adapts it.
+ */
+export interface ConsoleLike {
+  error(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  info?(...data: unknown[]): void;
+  debug?(...data: unknown[]): void;
+}
+
+/** A structured (pino-compatible) logger, or a console-like object to adapt. */
+export type LoggerLike = Logger | ConsoleLike;
+
 const noop = () => {};
 
-/** A logger that drops everything: the default when the caller gives none. */
+/** A logger that drops everything: pass it to silence even the default error log. */
 export const silentLogger: Logger = {
   debug: noop,
   info: noop,

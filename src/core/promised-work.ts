@@ -1,11 +1,11 @@
 import { backgroundWork } from './background-work.js';
 import type { CallRequest } from './call-request.js';
-import { callerKey } from './caller.js';
 import type { Catalog, CompiledTool } from './catalog.js';
 import { CallContext } from './context.js';
+import { revivedAnswers, unansweredOutcome } from './declined-elicitation.js';
 import type { Elicitations } from './elicitations.js';
 import { logInternal, type McpLiteError, toMcpLiteError } from './errors.js';
-import { drainGenerator, isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
+import { drainGenerator, isAsyncIterable, isThenable, runHandler, toOutcome } from './handler-value.js';
 import type { InFlight } from './in-flight.js';
 import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
@@ -13,6 +13,7 @@ import type { Outcome, PromiseOutcome } from './outcomes.js';
 import { jobOf, type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseRecord, PromiseStore } from './promises/store.js';
 import { toolNotFound } from './suggest.js';
+import { asToolError } from './tool-errors.js';
 import type { WebtoolCatalog } from './webtools.js';
 import type { JobRunner, LocalSlot, WorkQueue } from './work-queue.js';
 
@@ -24,16 +25,30 @@ export async function settleValue(
   elicitations: Elicitations,
 ): Promise<Outcome> {
   let v = value;
-  if (isThenable(v)) v = await v;
-  if (isAsyncIterable(v)) v = await drainGenerator(v, context);
-  return toOutcome(tool, v, elicitations);
+  try {
+    if (isThenable(v)) v = await v;
+    if (isAsyncIterable(v)) v = await drainGenerator(v, context);
+  } catch (err) {
+    // A handler that read the answers of a declined round ends as declined (core/declined-elicitation.ts).
+    v = unansweredOutcome(err);
+    if (v === undefined) throw err;
+  }
+  return toOutcome(tool, v, elicitations, context);
 }
 
-/** What a handler threw, as the one error type; an internal error is logged here, the one place that does. */
+/**
+ * What a handler threw, as the one error type and the tool's own (`asToolError`); an internal error is logged
+ * here, the one place that does.
+ */
 export function handlerError(err: unknown, context: CallContext, tool: CompiledTool): McpLiteError {
   const e = toMcpLiteError(err);
-  if (e.code === 'internal') logInternal(context.log, e, { tool: tool.wire.name }, 'tool handler failed');
-  return e;
+  if (e.code === 'internal') {
+    // On the server's logger: `context.log` binds the tool already, and naming it again wrote "tool" twice.
+    const fields: Record<string, unknown> = { tool: tool.wire.name };
+    if (context.requestId !== undefined) fields.requestId = context.requestId;
+    logInternal(context.serverLog, e, fields, 'tool handler failed');
+  }
+  return asToolError(e);
 }
 
 /** What promised work needs from the server that owns it. */
@@ -42,12 +57,16 @@ export interface PromisedWorkInit {
   webtools: WebtoolCatalog;
   elicitations: Elicitations;
   logger: Logger;
+  /** Log each job's arguments with its records (`ToolServerOptions.logArguments`). */
+  logArguments?: boolean;
   inFlight: InFlight;
   promises: PromiseManager;
   store: PromiseStore;
   queue: WorkQueue;
   /** Hard limit for promised work. */
   maxRunMs: number;
+  /** The server's `callerKey` (its IPv6 prefix applied): who owns a promise. */
+  callerKey: (caller: CallRequest) => string;
 }
 
 /**
@@ -68,19 +87,20 @@ export class PromisedWork {
     if (!tool) return Promise.resolve(toSettlement({ error: toolNotFound(job.tool, catalog.names()) }, 0));
     const context = new CallContext({
       tool: job.tool,
+      arguments: job.arguments,
       principal: job.principal,
-      elicitation: job.elicitation,
+      elicitation: revivedAnswers(job.elicitation),
       background: true,
       client: {},
       onPartial,
       streaming: job.streaming === true,
-      logger,
+      logger: this.init.logArguments ? logger.child({ arguments: job.arguments }) : logger,
       requestId: job.requestId,
       config: job.config ?? webtools.configFor(job.tool),
     });
     const controller = context.detach();
     controller.follow(abort);
-    return this.inProcess(tool, () => tool.definition.handler(job.arguments, context), context, controller);
+    return this.inProcess(tool, () => runHandler(tool, job.arguments, context), context, controller);
   };
 
   /**
@@ -96,12 +116,11 @@ export class PromisedWork {
     request: CallRequest,
   ): Promise<PromiseOutcome> {
     const { promises, catalog } = this.init;
-    const owner = callerKey(request);
+    const owner = this.init.callerKey(request);
     const estimate = tool.longRunningEstimateMs ?? 0;
     if (tool !== catalog.get(request.name)) {
       const controller = context.detach();
-      const work = () =>
-        this.inProcess(tool, () => tool.definition.handler(args, context), context, controller);
+      const work = () => this.inProcess(tool, () => runHandler(tool, args, context), context, controller);
       return promises.register(tool.wire.name, estimate, controller, work, owner);
     }
     // Built key by key: on Node 20, spreading optional keys in (`...(x ? { x } : {})`) made this object cost

@@ -1,3 +1,4 @@
+import { DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
 import type { Principal } from './auth.js';
 import { callerKey } from './caller.js';
 import { McpLiteError } from './errors.js';
@@ -38,6 +39,8 @@ export class RateLimiter {
   constructor(
     options: RateLimitOptions,
     private readonly store: RateLimitStore,
+    /** Bits of an IPv6 address that make one caller (`callerKey`). */
+    private readonly ipv6PrefixBits: number = DEFAULT_IPV6_CALLER_PREFIX,
   ) {
     if (!(options.requestsPerSecond > 0) || !Number.isFinite(options.requestsPerSecond)) {
       throw new McpLiteError('invalid_request', 'rateLimit.requestsPerSecond must be a positive number');
@@ -51,7 +54,7 @@ export class RateLimiter {
    * store; with an asynchronous one the returned promise rejects instead.
    */
   admit(caller: Caller): void | Promise<void> {
-    const wait = this.store.take(callerKey(caller), this.rate, this.burst, Date.now());
+    const wait = this.store.take(callerKey(caller, this.ipv6PrefixBits), this.rate, this.burst, Date.now());
     if (typeof wait === 'number') {
       if (wait > 0) throw rateLimited(wait);
       return;
@@ -75,11 +78,17 @@ export class RateLimiter {
   }
 }
 
-/** The limiter of `ToolServerOptions.rateLimit`; core has no default store, so one must be given. */
-export function rateLimiterOf(options: RateLimitOptions | undefined): RateLimiter | undefined {
+/**
+ * The limiter of `ToolServerOptions.rateLimit`, counting IPv6 callers by `ipv6PrefixBits`; core has no default
+ * store, so one must be given.
+ */
+export function rateLimiterOf(
+  options: RateLimitOptions | undefined,
+  ipv6PrefixBits: number = DEFAULT_IPV6_CALLER_PREFIX,
+): RateLimiter | undefined {
   if (!options) return undefined;
   if (!options.store) throw new McpLiteError('invalid_request', 'rateLimit needs a store');
-  return new RateLimiter(options, options.store);
+  return new RateLimiter(options, options.store, ipv6PrefixBits);
 }
 
 function rateLimited(waitMs: number): McpLiteError {

@@ -1,5 +1,6 @@
 import type { Authenticate } from './auth.js';
-import type { Logger } from './logger.js';
+import type { ElicitationNonceStore } from './elicitation-nonces.js';
+import type { LoggerLike } from './logger.js';
 import type { CallObserver } from './observer.js';
 import type { PromiseStore } from './promises/store.js';
 import type { PromptDefinition } from './prompts.js';
@@ -17,11 +18,17 @@ export interface ToolServerOptions {
   name?: string;
   /** Server version, sent as `_meta.server_version`. Default "0.0.0". */
   version?: string;
-  /** Where promises live. Without a store there are no promises: no `redeem`, no long-running tools. */
+  /**
+   * Where promises live. Without a store there are no promises: no `redeem`, no long-running tools. With one,
+   * `redeem` and `cancel` are listed only when a tool can return a promise: a long-running tool, or an answer
+   * budget set here.
+   */
   promiseStore?: PromiseStore;
   /**
    * A call still running after this many milliseconds is answered with a promise and goes on as background
-   * work (non-streaming calls only). 0 turns this off. Default 10 000.
+   * work (non-streaming calls only). 0 turns this off. Setting it (above 0) lists `redeem` and `cancel`. Default:
+   * 10 000 on a server with long-running tools (it lists them anyway), else off: a server that never returns
+   * promises keeps every call to its answer.
    */
   answerBudgetMs?: number;
   /** How long a promise can be redeemed. Default one hour. */
@@ -53,8 +60,24 @@ export interface ToolServerOptions {
   secret?: string | Uint8Array;
   /** How long an elicitation state stays valid. Default ten minutes. */
   elicitationTtlMs?: number;
-  /** Structured logger (pino-compatible). Default: silent. */
-  logger?: Logger;
+  /**
+   * Where answered elicitation states are remembered until they expire, so that each answers one call only.
+   * Without one no elicitation answer is taken (`createServer` gives a bounded memory store; replicas share a
+   * Redis one, `RedisElicitationNonceStore`, so that a state answered on one is refused on all).
+   */
+  elicitationNonceStore?: ElicitationNonceStore;
+  /**
+   * Where the server logs: a structured logger (pino or any with `child`), or `console` (any console-like object).
+   * Default: warnings and errors as JSON lines on stderr, so that a handler that throws is logged once, with the
+   * tool's name and the stack, while its client sees only "Internal error". Pass `silentLogger` for no log at all.
+   */
+  logger?: LoggerLike;
+  /**
+   * Log the arguments of each call with the records made during it (its handler failing included). Off by
+   * default: arguments are the users' data, and may hold what no log should. Fields named like credentials
+   * (`token`, `authorization`, `password`…) are redacted by the default logger either way.
+   */
+  logArguments?: boolean;
   /** Optional authentication hook every binding applies (see `bearerAuth`). */
   authenticate?: Authenticate;
   /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
@@ -72,4 +95,11 @@ export interface ToolServerOptions {
   config?: Record<string, unknown>;
   /** Per-caller rate limiting of tool calls on every binding (a store is required here; `createServer` adds one). */
   rateLimit?: RateLimitOptions;
+  /**
+   * How many leading bits of an IPv6 peer address make one caller for every per-caller bound of an
+   * unauthenticated caller (promises, sessions, rate limits, connections, streams, calls in flight): a client with
+   * a /64, the smallest block a site is given, would otherwise have 2^64 identities. IPv4 peers (IPv4-mapped
+   * IPv6 included) are counted by their whole address. 128 counts each IPv6 address apart. Default 64.
+   */
+  ipv6CallerPrefix?: number;
 }

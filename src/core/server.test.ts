@@ -102,7 +102,13 @@ describe('ToolServer.call', () => {
 
 describe('promises', () => {
   it('lists redeem and cancel only with a store, and refuses long-running tools without one', () => {
-    expect(createServer({ tools: [echo] }).catalog.names()).toEqual(
+    // Only where a tool can return a promise (issue 22, item 10): a long-running tool, or an answer budget set.
+    expect(createServer({ tools: [echo] }).catalog.names()).toEqual(['echo']);
+    const longRunning = { name: 'l', longRunning: true, handler: () => 1 };
+    expect(createServer({ tools: [echo, longRunning] }).catalog.names()).toEqual(
+      expect.arrayContaining(['redeem', 'cancel']),
+    );
+    expect(createServer({ tools: [echo], answerBudgetMs: 5_000 }).catalog.names()).toEqual(
       expect.arrayContaining(['redeem', 'cancel']),
     );
     expect(createServer({ tools: [echo], promiseStore: false }).catalog.names()).toEqual(['echo']);

@@ -1,14 +1,17 @@
-import type { Authenticate } from './auth.js';
+import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
+import type { Authenticate, Principal } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
 import { CallContext } from './context.js';
+import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import { Elicitations } from './elicitations.js';
 import { McpLiteError, toMcpLiteError } from './errors.js';
-import { isAsyncIterable, isThenable, toOutcome } from './handler-value.js';
+import { isAsyncIterable, isThenable, runHandler, toOutcome } from './handler-value.js';
 import { InFlight } from './in-flight.js';
 import { LocalWorkQueue } from './local-work-queue.js';
-import { type Logger, silentLogger } from './logger.js';
+import { toLogger } from './log-output.js';
+import type { Logger } from './logger.js';
 import type { MaybePromise } from './maybe-promise.js';
 import { observeCalls } from './observer.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
@@ -19,9 +22,16 @@ import { PromptCatalog } from './prompts.js';
 import { type RateLimiter, rateLimiterOf } from './rate-limit.js';
 import { ResourceCatalog } from './resources.js';
 import type { ToolServerOptions } from './server-options.js';
-import { toolNotFound } from './suggest.js';
-import { addSystemTools, CANCEL_TOOL, REDEEM_TOOL, type SystemCall } from './system-tools.js';
+import {
+  CANCEL_TOOL,
+  offerSystemTools,
+  offersPromises,
+  REDEEM_TOOL,
+  type SystemCall,
+  unknownTool,
+} from './system-tools.js';
 import type { ElicitationAnswers } from './tool.js';
+import { asToolError } from './tool-errors.js';
 import { WebtoolCatalog } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -63,12 +73,16 @@ export class ToolServer {
   readonly prompts: PromptCatalog;
   /** The webtools (declared, or the catalog as one). */
   readonly webtools: WebtoolCatalog;
+  /** Bits of an IPv6 peer address that name one caller (`ToolServerOptions.ipv6CallerPrefix`). */
+  readonly ipv6CallerPrefix: number;
 
   private readonly store: PromiseStore | undefined;
   private readonly limiter: RateLimiter | undefined;
   private readonly answerBudgetMs: number;
+  private readonly logArguments: boolean;
   private readonly maxRunMs: number;
   private readonly elicitations: Elicitations;
+  private readonly nonces: ElicitationNonceStore | undefined;
   private readonly systemCalls: ReadonlyMap<string, SystemCall> = new Map();
   private readonly pending = new Set<PendingCall>();
   private readonly queue: WorkQueue | undefined;
@@ -80,12 +94,20 @@ export class ToolServer {
   constructor(options: ToolServerOptions) {
     this.name = options.name ?? 'mcplite';
     this.version = options.version ?? '0.0.0';
-    this.logger = options.logger ?? silentLogger;
+    this.logger = toLogger(options.logger);
+    this.logArguments = options.logArguments === true;
     this.authenticate = options.authenticate;
+    this.ipv6CallerPrefix = options.ipv6CallerPrefix ?? DEFAULT_IPV6_CALLER_PREFIX;
+    checkIpv6Prefix(this.ipv6CallerPrefix);
     this.store = options.promiseStore;
     this.answerBudgetMs = this.store ? (options.answerBudgetMs ?? 10_000) : 0;
     this.maxRunMs = options.maxRunMs ?? 600_000;
-    this.elicitations = new Elicitations(options.secret, options.elicitationTtlMs ?? 600_000);
+    this.elicitations = new Elicitations(
+      options.secret,
+      options.elicitationTtlMs ?? 600_000,
+      options.elicitationNonceStore,
+    );
+    this.nonces = options.elicitationNonceStore;
     const reserved = new Set(this.store ? [REDEEM_TOOL, CANCEL_TOOL] : []);
     if (!this.store && options.tools.some((t) => t.longRunning)) {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
@@ -106,7 +128,9 @@ export class ToolServer {
         logger: this.logger,
         ...(queue.requeue ? { requeue: (job, back) => queue.requeue!(job, back) } : {}),
       });
-      this.systemCalls = addSystemTools(this.catalog, this.promises, (...a) => queue.watch(...a));
+      this.systemCalls = offerSystemTools(this.catalog, this.promises, offersPromises(options), (...a) =>
+        queue.watch(...a),
+      );
     }
     for (const tool of options.tools) this.catalog.add(tool);
     this.webtools = new WebtoolCatalog(options.webtools, this.catalog, this, options.config);
@@ -116,15 +140,17 @@ export class ToolServer {
         webtools: this.webtools,
         elicitations: this.elicitations,
         logger: this.logger,
+        logArguments: this.logArguments,
         inFlight: this.inFlightCalls,
         promises: this.promises,
         store: this.store,
         queue: this.queue,
         maxRunMs: this.maxRunMs,
+        callerKey: (caller) => this.callerKey(caller),
       });
       this.queue.bind(this.work.runJob, this.store);
     }
-    this.limiter = rateLimiterOf(options.rateLimit);
+    this.limiter = rateLimiterOf(options.rateLimit, this.ipv6CallerPrefix);
     // Every binding calls `call`: one allowance per caller on every wire.
     if (this.limiter) this.call = this.limiter.limit(this.call.bind(this));
     if (options.onCallEnd) {
@@ -137,7 +163,18 @@ export class ToolServer {
     }
   }
 
-  /** Whether promises are possible (a store is configured), hence whether `redeem` is listed. */
+  /**
+   * The key this server counts a caller's state and bounds under (`callerKey` with this server's
+   * `ipv6CallerPrefix`): every binding derives its per-caller keys here, so that one caller is one key everywhere.
+   */
+  callerKey(caller: { principal?: Principal | undefined; remoteAddress?: string | undefined }): string {
+    return callerKey(caller, this.ipv6CallerPrefix);
+  }
+
+  /**
+   * Whether a promise store is configured (promises and tasks can be kept). `redeem` and `cancel` are listed only
+   * once a tool can return a promise (`offersPromises`, system-tools.ts).
+   */
   get promisesEnabled(): boolean {
     return this.promises !== undefined;
   }
@@ -178,14 +215,30 @@ export class ToolServer {
   call(request: CallRequest): MaybePromise<CallResult> {
     const startedAt = performance.now();
     const tool = request.action ?? this.catalog.get(request.name);
-    if (!tool) throw toolNotFound(request.name, this.catalog.names());
+    if (!tool) throw unknownTool(request.name, this.catalog.names());
     const args = this.checkArguments(tool, request.arguments);
-    let elicitation: ElicitationAnswers | undefined;
     if (request.elicitation !== undefined) {
-      const checked = this.elicitations.check(request.name, request.elicitation);
-      if (checked.reask) return this.reask(tool, checked.reask, startedAt, callerKey(request));
-      elicitation = checked.complete;
+      const caller = this.callerKey(request);
+      const call = { arguments: args, principal: request.principal };
+      return this.elicitations
+        .check(request.name, request.elicitation, call, caller)
+        .then((checked) =>
+          checked.reask
+            ? this.reask(tool, checked.reask, startedAt, caller)
+            : this.invoke(tool, args, request, checked.complete, startedAt),
+        );
     }
+    return this.invoke(tool, args, request, undefined, startedAt);
+  }
+
+  /** Runs a call whose arguments (and elicitation answers, if any) are checked. */
+  private invoke(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    request: CallRequest,
+    elicitation: ElicitationAnswers | undefined,
+    startedAt: number,
+  ): MaybePromise<CallResult> {
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
       return system(args, () => request.signal, callerKey(request), request.onPartial).then(
@@ -194,12 +247,13 @@ export class ToolServer {
     }
     const context = new CallContext({
       tool: request.name,
+      arguments: args,
       principal: request.principal,
       elicitation,
       background: false,
       client: request,
       onPartial: request.onPartial,
-      logger: this.logger,
+      logger: this.logArguments ? this.logger.child({ arguments: args }) : this.logger,
       requestId: request.requestId,
       config: request.config ?? this.webtools.configFor(request.name),
     });
@@ -228,6 +282,7 @@ export class ToolServer {
     await this.queue?.close();
     await this.store?.close();
     await this.limiter?.close();
+    await this.nonces?.close?.();
   }
 
   private runForeground(
@@ -240,7 +295,7 @@ export class ToolServer {
     this.begin();
     let value: unknown;
     try {
-      value = tool.definition.handler(args, context);
+      value = runHandler(tool, args, context);
     } catch (err) {
       this.end();
       throw handlerError(err, context, tool);
@@ -249,13 +304,14 @@ export class ToolServer {
     if (!isThenable(value) && !isAsyncIterable(value)) {
       this.end();
       try {
-        return this.result(toOutcome(tool, value, this.elicitations), performance.now() - startedAt);
+        return this.result(toOutcome(tool, value, this.elicitations, context), performance.now() - startedAt);
       } catch (err) {
         throw handlerError(err, context, tool);
       }
     }
     const running = settleValue(tool, value, context, this.elicitations);
-    const canPromote = this.answerBudgetMs > 0 && !context.streaming;
+    // Only a server that lists `redeem` promotes: a promise nobody can redeem would be a lost answer.
+    const canPromote = this.answerBudgetMs > 0 && this.systemCalls.size > 0 && !context.streaming;
     return new Promise<CallResult>((resolve, reject) => {
       const call: PendingCall = {
         startedAt,
@@ -326,7 +382,7 @@ export class ToolServer {
   private promote(call: PendingCall): void {
     call.promoted = true;
     this.pending.delete(call);
-    const owner = callerKey(call.request!);
+    const owner = this.callerKey(call.request!);
     call.request = undefined;
     this.work!.promote(call.tool, call.running, call.context, owner, call.startedAt).then(
       (outcome) => call.resolve(this.result(outcome, performance.now() - call.startedAt)),
@@ -349,14 +405,21 @@ export class ToolServer {
     return { outcome, meta };
   }
 
+  /** The arguments, checked against the input schema; what fails is the tool's error (`asToolError`), not the request's. */
   private checkArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
     const args = raw === undefined || raw === null ? {} : raw;
     if (typeof args !== 'object' || Array.isArray(args)) {
-      throw new McpLiteError('invalid_params', 'Invalid arguments: must be an object', {
-        errors: [{ field: 'arguments', message: 'must be an object', expected: 'object' }],
-      });
+      throw asToolError(
+        new McpLiteError('invalid_params', 'Invalid arguments: must be an object', {
+          errors: [{ field: 'arguments', message: 'must be an object', expected: 'object' }],
+        }),
+      );
     }
-    return tool.validateInput(args) as Record<string, unknown>;
+    try {
+      return tool.validateInput(args) as Record<string, unknown>;
+    } catch (err) {
+      throw err instanceof McpLiteError ? asToolError(err) : err;
+    }
   }
 
   private begin(): void {

@@ -42,19 +42,25 @@ export function closestName(wanted: string, candidates: readonly string[]): stri
 
 /**
  * The error of a call to a tool the catalog does not have (spec A.5): the name asked for, the tools there are, and
- * a "did you mean" suggestion (or where to look when no name is close).
+ * a "did you mean" suggestion (or where to look when no name is close). The suggestion is in the message too:
+ * clients (the MCP SDKs among them) show a model or a person the message, rarely `data`.
  */
 export function toolNotFound(name: string, available: readonly string[]): McpLiteError {
   // Tool names are at most 128 characters: a much longer request gets no (quadratic) suggestion and is not
   // echoed back whole.
   const plausible = name.length <= MAX_TOOL_NAME_ECHO;
+  const shown = plausible ? name : `${name.slice(0, MAX_TOOL_NAME_ECHO)}…`;
   const suggestion = plausible ? closestName(name, available) : undefined;
-  return new McpLiteError('tool_not_found', 'Tool not found', {
-    requested_tool: plausible ? name : `${name.slice(0, MAX_TOOL_NAME_ECHO)}…`,
-    available_tools: available,
-    // Spec A.5 always carries a suggestion; when no name is close, the useful advice is where to look.
-    suggestion: suggestion
-      ? `Did you mean '${suggestion}'?`
-      : 'No tool has a similar name: pick one of available_tools (tools/list describes each)',
-  });
+  const didYouMean = suggestion ? `Did you mean '${suggestion}'?` : undefined;
+  return new McpLiteError(
+    'tool_not_found',
+    `Tool not found: ${shown}. ${didYouMean ?? 'No tool has a similar name: list the tools to pick one.'}`,
+    {
+      requested_tool: shown,
+      available_tools: available,
+      // Spec A.5 always carries a suggestion; when no name is close, the useful advice is where to look.
+      suggestion:
+        didYouMean ?? 'No tool has a similar name: pick one of available_tools (tools/list describes each)',
+    },
+  );
 }

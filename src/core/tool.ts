@@ -12,8 +12,19 @@ export interface ToolAnnotations {
   [key: string]: unknown;
 }
 
+/**
+ * What the user did with an elicitation: `accept` (with answers), `decline` (said no) or `cancel` (dismissed it
+ * without choosing), as MCP names them.
+ */
+export type ElicitationAction = 'accept' | 'decline' | 'cancel';
+
 /** The answers to an elicitation, verified against the signed state, as the handler sees them. */
 export interface ElicitationAnswers {
+  /**
+   * What the user did. The handler runs again whatever it was: on `decline` or `cancel`, `answers` is empty and
+   * the handler answers as it sees fit ("kept the note"); if it elicits again instead, the call ends as declined.
+   */
+  action: ElicitationAction;
   /**
    * The user's answers, validated against the schema the handler asked with. For `elicit({ requests })`: keyed
    * by request name, every request answered (core asks again for missing ones before calling the handler).

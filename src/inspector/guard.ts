@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { isLoopbackHost } from '../bindings/common/host-guard.js';
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralRequest } from '../core/http.js';
@@ -12,8 +11,6 @@ export interface InspectorGuardOptions {
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-/** The header that carries the per-run token on every API request (a custom header also forces a preflight). */
-export const TOKEN_HEADER = 'x-mcplite-inspector';
 
 function hostName(host: string): string {
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase();
@@ -28,7 +25,7 @@ function isLoopbackPeer(address: string | undefined): boolean {
 
 /**
  * Checks a request against the inspector's rules: a loopback peer (unless remote use was allowed), an allowed
- * Host (DNS rebinding: a foreign name resolving to 127.0.0.1 must not get the page and its token), an Origin equal
+ * Host (DNS rebinding: a foreign name resolving to 127.0.0.1 must not reach the page or its API), an Origin equal
  * to the page's own when a browser sends one, and no cross-site fetch metadata. Returns the refusal, if any.
  */
 export function checkInspectorRequest(
@@ -51,13 +48,4 @@ export function checkInspectorRequest(
     return new McpLiteError('forbidden', 'Forbidden: cross-site requests are refused');
   }
   return undefined;
-}
-
-/** Whether an API request carries this run's token (compared in constant time). */
-export function hasToken(request: NeutralRequest, token: string): boolean {
-  const given = request.headers[TOKEN_HEADER];
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -3,7 +3,8 @@ import { assertJsonBodyHeaders, parseJsonBody } from '../bindings/common/json-bo
 import { McpLiteError, toMcpLiteError } from '../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
 import { InspectorApi, type InspectorApiLimits, json } from './api.js';
-import { checkInspectorRequest, hasToken, type InspectorGuardOptions, TOKEN_HEADER } from './guard.js';
+import { InspectorCredentials, TOKEN_HEADER, TOKEN_PARAMETER } from './credentials.js';
+import { checkInspectorRequest, type InspectorGuardOptions } from './guard.js';
 import { pageAssets } from './static.js';
 import type { InspectorTarget } from './target.js';
 
@@ -47,8 +48,13 @@ export interface Inspector {
   handler: NeutralHandler;
   /** Where the page is mounted (with a trailing slash). */
   path: string;
-  /** The per-run token the page sends with every API call (embedded in the page it serves). */
+  /** The per-run token: a script sends it in the `x-mcplite-inspector` header; a browser brings it once in the URL. */
   token: string;
+  /**
+   * The page's path with `?token=`: what to print or open for the operator. Its first visit exchanges the token for
+   * an HttpOnly cookie and redirects to the bare page; nothing is served to a request without the one or the other.
+   */
+  entryPath: string;
 }
 
 // The page loads only its own files: no inline script, no other origin, no framing (clickjacking).
@@ -64,8 +70,8 @@ const PAGE_HEADERS = {
 /**
  * Creates the web inspector: a page (catalog, forms from input schemas, raw exchanges, live partials, promises,
  * elicitations, history, copy-as) and the small local API it talks to, which performs the calls through `target`.
- * Every request must come from a loopback peer with an allowed Host and no foreign Origin; API requests also carry
- * the per-run token, which only the page served from here knows. See docs/inspector.md.
+ * Every request must come from a loopback peer with an allowed Host and no foreign Origin, and hold the per-run
+ * token or the cookie its URL was exchanged for (`entryPath`). See docs/inspector.md.
  */
 export function createInspector(options: InspectorOptions): Inspector {
   const mount = withSlashes(options.path ?? '/inspector/');
@@ -74,7 +80,8 @@ export function createInspector(options: InspectorOptions): Inspector {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const api = new InspectorApi(options.target, options);
   const assets = pageAssets();
-  const page = assets.get('index.html')!.body.replace('__INSPECTOR_TOKEN__', token);
+  const page = assets.get('index.html')!.body;
+  const credentials = new InspectorCredentials(token, mount);
 
   const handler: NeutralHandler = (request) => {
     if (request.path !== bare && !request.path.startsWith(mount)) return undefined;
@@ -89,9 +96,37 @@ export function createInspector(options: InspectorOptions): Inspector {
   async function handle(request: NeutralRequest): Promise<NeutralResponse> {
     const refused = checkInspectorRequest(request, options);
     if (refused) throw refused;
-    if (request.path === bare) return { status: 308, headers: { location: mount }, body: '' };
+    const credential = credentials.credential(request);
+    if (credential === 'none') {
+      throw new McpLiteError(
+        'forbidden',
+        'Forbidden: open the inspector with the URL it printed (…/?token=…); this browser holds no inspector cookie',
+      );
+    }
     const rest = request.path.slice(mount.length);
-    if (rest.startsWith('api/')) return apiRoute(request, rest.slice(4));
+    const isApi = request.path.startsWith(`${mount}api/`);
+    if (credential === 'url' && !isApi && (request.method === 'GET' || request.method === 'HEAD')) {
+      // The token leaves the address bar (and the history) at once; the cookie stands for it from here on.
+      const location = credentials.cleanLocation(request.path === bare ? mount : request.path, request);
+      return {
+        status: 303,
+        headers: {
+          location,
+          'set-cookie': credentials.setCookie(request),
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        },
+        body: '',
+      };
+    }
+    if (request.path === bare) return { status: 308, headers: { location: mount }, body: '' };
+    if (isApi) {
+      // The cookie rides along with any request the browser makes; the custom header only with the page's own.
+      if (credential === 'cookie' && request.headers[TOKEN_HEADER] === undefined) {
+        throw new McpLiteError('forbidden', `Forbidden: the ${TOKEN_HEADER} header is missing`);
+      }
+      return apiRoute(request, rest.slice(4));
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new McpLiteError('method_not_allowed', 'Use GET');
     }
@@ -113,9 +148,6 @@ export function createInspector(options: InspectorOptions): Inspector {
   }
 
   async function apiRoute(request: NeutralRequest, route: string): Promise<NeutralResponse> {
-    if (!hasToken(request, token)) {
-      throw new McpLiteError('forbidden', `Forbidden: the ${TOKEN_HEADER} header is missing or wrong`);
-    }
     if (route === 'info' || route === 'tools') {
       if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
       if (route === 'tools') return api.tools(request);
@@ -153,7 +185,12 @@ export function createInspector(options: InspectorOptions): Inspector {
     return `http://${request.headers.host}${options.selfBasePath ?? '/mcp-lite/v1/'}`;
   }
 
-  return { handler, path: mount, token };
+  return {
+    handler,
+    path: mount,
+    token,
+    entryPath: `${mount}?${TOKEN_PARAMETER}=${encodeURIComponent(token)}`,
+  };
 }
 
 const POST_ROUTES: Readonly<Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel'>> = {

@@ -19,9 +19,7 @@ describe('inspector mounted on a server that requires a bearer token', () => {
     const server = createServer({ ...serverOptions, tools, authenticate: bearerAuth(['s3cret-token']) });
     running = await serve(server, { port: 0, inspector: true });
     port = (running.http.server.address() as AddressInfo).port;
-    token = /name="mcplite-inspector-token" content="([^"]+)"/.exec(
-      (await send(port, 'GET', '/inspector/')).body,
-    )![1]!;
+    token = new URL(running.inspectorUrl!).searchParams.get('token')!;
   });
   afterAll(async () => {
     await running?.close(500);

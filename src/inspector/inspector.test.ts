@@ -45,16 +45,52 @@ describe('inspector API (inspecting a demo server over the network)', () => {
     await demo?.close(500);
   });
 
-  it('serves the page with its token, a strict CSP and no caching; redirects the bare path', async () => {
-    const page = await send(port, 'GET', '/inspector/');
+  it('serves nothing (page, files, API) to a request that holds neither the token nor its cookie', async () => {
+    for (const path of ['/inspector/', '/inspector', '/inspector/assets/app.js', '/inspector/api/info']) {
+      const refused = await send(port, 'GET', path);
+      expect(refused.status, path).toBe(403);
+      expect(refused.body).not.toContain(inspector.token);
+      expect(refused.headers['set-cookie']).toBeUndefined();
+    }
+    const wrong = await send(port, 'GET', `/inspector/?token=${'x'.repeat(inspector.token.length)}`);
+    expect(wrong.status).toBe(403);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    // Another local user's own cookie jar (a cookie it made up) gets nothing either.
+    const forged = await send(port, 'GET', '/inspector/', { cookie: `mcplite-inspector-${port}=forged` });
+    expect(forged.status).toBe(403);
+  });
+
+  it('exchanges the URL token for an HttpOnly, SameSite=Strict cookie, then serves the page without the token', async () => {
+    const login = await send(port, 'GET', `/inspector/?token=${inspector.token}&x=1`);
+    expect(login.status).toBe(303);
+    expect(login.headers.location).toBe('/inspector/?x=1');
+    const setCookie = String(login.headers['set-cookie']);
+    expect(setCookie).toMatch(
+      new RegExp(`^mcplite-inspector-${port}=[\\w-]{22}; Path=/inspector; HttpOnly; SameSite=Strict$`),
+    );
+    expect(setCookie).not.toContain(inspector.token);
+    const cookie = setCookie.split(';')[0]!;
+    const page = await send(port, 'GET', '/inspector/', { cookie });
     expect(page.status).toBe(200);
-    expect(page.body).toContain(`<meta name="mcplite-inspector-token" content="${inspector.token}">`);
+    expect(page.body).toContain('<title>mcplite inspector</title>');
+    expect(page.body).not.toContain(inspector.token);
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['cache-control']).toBe('no-store');
-    const script = await send(port, 'GET', '/inspector/assets/app.js');
+    const script = await send(port, 'GET', '/inspector/assets/app.js', { cookie });
     expect(script.status).toBe(200);
     expect(script.headers['content-type']).toMatch(/^text\/javascript/);
-    expect((await send(port, 'GET', '/inspector')).headers.location).toBe('/inspector/');
+    expect((await send(port, 'GET', '/inspector', { cookie })).headers.location).toBe('/inspector/');
+    // The bare path with the token lands on the page too.
+    expect((await send(port, 'GET', `/inspector?token=${inspector.token}`)).headers.location).toBe(
+      '/inspector/',
+    );
+    // The API takes the cookie only with the page's custom header (which no other origin can send unasked).
+    expect((await send(port, 'GET', '/inspector/api/info', { cookie })).status).toBe(403);
+    const info = await send(port, 'GET', '/inspector/api/info', { cookie, 'x-mcplite-inspector': 'page' });
+    expect(info.status).toBe(200);
+    expect(JSON.parse(info.body).binding).toBe('mcp-lite-http');
+    // A script may put the token in an API URL instead of the header: answered, not redirected.
+    expect((await send(port, 'GET', `/inspector/api/info?token=${inspector.token}`)).status).toBe(200);
     expect((await send(port, 'GET', '/elsewhere')).status).toBe(404);
   });
 
@@ -201,8 +237,8 @@ describe('inspector API (inspecting a demo server over the network)', () => {
       ['unknown route', post('nothing', {}), 404],
       ['GET on a POST route', send(port, 'GET', '/inspector/api/call', api()), 405],
       ['POST on the page', send(port, 'POST', '/inspector/', api(), '{}'), 405],
-      ['path traversal', send(port, 'GET', '/inspector/assets/../../package.json'), 404],
-      ['not a page asset', send(port, 'GET', '/inspector/assets/index.ts'), 404],
+      ['path traversal', send(port, 'GET', '/inspector/assets/../../package.json', api()), 404],
+      ['not a page asset', send(port, 'GET', '/inspector/assets/index.ts', api()), 404],
     ];
     for (const [what, reply, status] of cases) {
       const r = await reply;

@@ -1,6 +1,12 @@
 import type { WireTool } from '../core/tool.js';
 
 /**
+ * The most bytes of one target response the inspector reads (a JSON body, a whole stream): a hostile or broken
+ * server must not fill the operator's process. Past it the round ends with a `payload_too_large` error the page shows.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/**
  * What the inspector needs from whatever it inspects: the shape of the universal client (`listTools`, `call`,
  * `redeem`, `cancel`, `close`, typed outcomes, a continuation for elicitations), plus the raw exchange of every
  * round, because showing the wire is the inspector's job. Each binding's target turns its wire into this.

@@ -62,3 +62,19 @@ export function tooManyPromises(scope: 'caller' | 'server', limit: number): McpL
     { limit, scope: 'server' },
   );
 }
+
+/** The refusal of an elicitation answer past the caller's bound of remembered states, or the store's. */
+export function tooManyElicitationAnswers(scope: 'caller' | 'server', limit: number): McpLiteError {
+  if (scope === 'caller') {
+    return new McpLiteError(
+      'resource_exhausted',
+      `Too many elicitation answers from this caller (limit ${limit} while their states are valid): try later`,
+      { limit, scope: 'caller' },
+    );
+  }
+  return new McpLiteError(
+    'resource_exhausted',
+    `The server holds as many answered elicitations as it can (limit ${limit}): try later`,
+    { limit, scope: 'server' },
+  );
+}

@@ -171,7 +171,8 @@ export const grpcAdapter: BindingAdapter = {
           ? {
               elicitation: {
                 state: elicitation.state,
-                answers: jsonToStruct(elicitation.answers as Record<string, unknown>),
+                answers: jsonToStruct((elicitation.answers ?? {}) as Record<string, unknown>),
+                ...(elicitation.action ? { action: elicitation.action } : {}),
               },
             }
           : {};

@@ -3,7 +3,8 @@
  * HTTP+SSE and Streamable HTTP, with the official SDK's clients.
  *
  * Every case applies to MCP. Its CallToolResult carries the outcome in mcplite's `_meta` extensions
- * (docs/mcp.md): `mcplite/promise`, `mcplite/elicitation`, `mcplite/failure`, `mcplite/resource-request`; an
+ * (docs/mcp.md): `mcplite/promise`, `mcplite/elicitation`, `mcplite/failure`, `mcplite/resource-request`, and
+ * `mcplite/error` for a tool execution error (invalid arguments, a failing handler: isError results); an
  * answer is `structuredContent` (a value that is not an object under `{ result }`). The SDK client declares no
  * elicitation capability, so an elicitation comes back as a result and is answered by calling again with
  * `params.elicitation`, as on MCP-lite (the `elicitation/create` round trip is tested in test/mcp-ws.test.ts and
@@ -140,6 +141,14 @@ function fromCallToolResult(result: Record<string, any>, serverVersion: string |
         meta,
       },
     };
+  }
+  const toolError = ext['mcplite/error'];
+  if (toolError) {
+    // A tool execution error (invalid arguments, a failing handler) is a result on MCP (SEP-1303), the same error
+    // as on the other wires in `_meta`.
+    expect(result.isError).toBe(true);
+    const cls = toolError.code as ErrorClass;
+    return { reply: { kind: 'error', class: cls, detail: errorDetail(cls, toolError.data ?? {}) } };
   }
   if (result.isError) {
     const failure = { message: text, ...(ext['mcplite/failure'] ?? {}) };

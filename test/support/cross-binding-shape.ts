@@ -60,7 +60,8 @@ export interface Session {
   call(
     name: string,
     args?: Record<string, unknown>,
-    elicitation?: { state: unknown; answers: unknown },
+    /** The answer to an elicitation: its state with the answers, or with `action` decline / cancel. */
+    elicitation?: { state: unknown; answers?: unknown; action?: 'accept' | 'decline' | 'cancel' },
   ): Promise<Called>;
   stream(name: string, args?: Record<string, unknown>): Promise<StreamReply>;
   close(): void;

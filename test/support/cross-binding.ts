@@ -112,6 +112,19 @@ export const tools: ToolDefinition[] = [
           }),
   },
   {
+    name: 'delete_note',
+    description: 'Deletes a note once the user confirms; a decline or cancel keeps it',
+    inputSchema: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+    handler: (args: { id: string }, ctx) => {
+      if (!ctx.elicitation) {
+        return elicit({ message: `Delete note ${args.id}?`, schema: { type: 'object', properties: {} } });
+      }
+      return ctx.elicitation.action === 'accept'
+        ? { deleted: args.id }
+        : { kept: args.id, action: ctx.elicitation.action };
+    },
+  },
+  {
     name: 'more',
     description: 'Needs more budget',
     handler: () =>

@@ -1,4 +1,6 @@
+import { ELICITATION_ACTIONS, type ElicitationReply } from '../../core/elicitations.js';
 import type { ElicitationOutcome } from '../../core/outcomes.js';
+import type { ElicitationAction } from '../../core/tool.js';
 
 /**
  * An elicitation outcome as MCP-lite's `elicitation` result member, shared by the HTTP and gRPC bindings (and
@@ -20,4 +22,21 @@ export function toWireElicitation(outcome: ElicitationOutcome): Record<string, u
     wire.requests = requests;
   }
   return wire;
+}
+
+/**
+ * The MCP-lite answer member (`{ state, answers?, action? }`, on MCP-lite HTTP, Webtools and MCP's fallback retry)
+ * as core's reply. `action` is `accept` (the default), `decline` or `cancel`; a decline or cancel needs no
+ * answers and reaches the handler as `ctx.elicitation.action`. `refuse` makes the wire's error for a bad member.
+ */
+export function elicitationReplyOf(member: unknown, refuse: (message: string) => Error): ElicitationReply {
+  if (typeof member !== 'object' || member === null || Array.isArray(member)) {
+    throw refuse('must be { state, answers } or { state, action: "decline" | "cancel" }');
+  }
+  const { state, answers, action } = member as Record<string, unknown>;
+  if (action === undefined) return { state, answers };
+  if (!ELICITATION_ACTIONS.includes(action as ElicitationAction)) {
+    throw refuse('action must be "accept", "decline" or "cancel"');
+  }
+  return { state, answers, action: action as ElicitationAction };
 }

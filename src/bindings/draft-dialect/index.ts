@@ -1,4 +1,4 @@
-import { McpLiteError } from '../../core/errors.js';
+import { asErrorCode, McpLiteError } from '../../core/errors.js';
 import { errorMessage, isValidId } from '../common/jsonrpc.js';
 import { toMcpError } from '../mcp/wire.js';
 import {
@@ -137,8 +137,26 @@ export class DraftDialect {
         };
       case 'tools/list':
         return { ...m, result: result.tools };
-      case 'tools/invoke':
+      case 'tools/invoke': {
+        // MCP answers a tool execution error (invalid arguments, a failing handler) as an isError result; the
+        // draft keeps its error codes for them (4001 for invalid params).
+        const toolError = (result._meta as Record<string, unknown> | undefined)?.['mcplite/error'] as
+          | { code: string; message?: string; data?: Record<string, unknown> }
+          | undefined;
+        if (result.isError === true && toolError) {
+          const err = new McpLiteError(
+            asErrorCode(toolError.code),
+            toolError.message ?? 'Error',
+            toolError.data,
+          );
+          return {
+            jsonrpc: '2.0',
+            id: m.id,
+            error: draftError({ ...toMcpError(err, false) }),
+          };
+        }
         return { ...m, result: draftInvokeResult(result) };
+      }
       default:
         return m;
     }

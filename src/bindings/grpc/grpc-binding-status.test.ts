@@ -61,7 +61,7 @@ describe('status mapping (spec 5.5)', () => {
   it('NOT_FOUND: an unknown tool, with the available tools and a suggestion in the details (spec A.5)', async () => {
     const { error } = await unary(live.spec, 'CallTool', toolRequest('ecko', { message: 'hi' }));
     const e = expectStatus(error, status.NOT_FOUND);
-    expect(e.details).toBe('Tool not found: ecko');
+    expect(e.details).toBe("Tool not found: ecko. Did you mean 'echo'?");
     const info = errorDetails(e)!.errorInfo!;
     expect(info.reason).toBe('TOOL_NOT_FOUND');
     expect(info.metadata.requested_tool).toBe('ecko');

@@ -13,6 +13,8 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
+import { elicitationReplyOf } from '../common/elicitation.js';
+import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
 import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
@@ -26,8 +28,11 @@ import {
   type WireToolResponse,
 } from './wire.js';
 
-/** Options of the MCP-lite gRPC binding. */
-export interface GrpcBindingOptions {
+/**
+ * Options of the MCP-lite gRPC binding. `maxCallsPerConnection` (default 256) and `maxCallsPerCaller` (default
+ * 1024) bound the calls running at once (`GrpcInFlightLimits`).
+ */
+export interface GrpcBindingOptions extends Partial<GrpcInFlightLimits> {
   /**
    * The mcplite.proto to serve. Default: the one shipped in the package's `proto` folder. Set it when a bundler
    * moved the file away from the code.
@@ -54,7 +59,7 @@ export interface GrpcBinding {
 interface RawToolRequest {
   name?: string;
   arguments?: StructObject | null;
-  elicitation?: { state?: string; answers?: StructObject | null } | null;
+  elicitation?: { state?: string; answers?: StructObject | null; action?: string } | null;
 }
 
 type AnyCall = ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>;
@@ -74,6 +79,10 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   const { packageDefinition } = loaded;
   const service = boundedService(loaded.service, { ...DEFAULT_STRUCT_LIMITS, ...options.structLimits });
   const log = server.logger.child({ binding: 'mcp-lite-grpc' });
+  const calls = new CallsInFlight({
+    maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
+    maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
+  });
   let listing: { version: number; tools: WireGrpcTool[] } | undefined;
 
   /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
@@ -102,14 +111,19 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     return { tools: listing.tools };
   }
 
-  /** Authenticates, then runs the call; rejects with whatever should become the status. */
+  /**
+   * Counts the call against its connection's and (once authenticated) its caller's bounds, then runs it; rejects
+   * with whatever should become the status. What it counts is given back when the call's life is disposed.
+   */
   async function run(
     call: AnyCall,
     life: CallLife,
     onPartial?: (data: unknown) => Promise<void>,
   ): Promise<CallResult> {
+    life.hold(calls.enterConnection(life.peer));
     const pending = principalOf(call);
     const principal = pending ? await pending : undefined;
+    life.hold(calls.enterCaller(server.callerKey({ principal, remoteAddress: life.remoteAddress })));
     const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
     // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
     if (life.abort.aborted) throw life.abort.reason;
@@ -217,7 +231,15 @@ function readToolRequest(raw: RawToolRequest): {
   return {
     name,
     args: raw.arguments ? fromStruct(raw.arguments) : undefined,
-    elicitation: e ? { state: e.state ?? '', answers: fromStruct(e.answers) } : undefined,
+    elicitation: e
+      ? elicitationReplyOf(
+          { state: e.state ?? '', answers: fromStruct(e.answers), action: e.action || undefined },
+          (why) =>
+            new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`, {
+              errors: [{ field: 'elicitation', message: why }],
+            }),
+        )
+      : undefined,
   };
 }
 
@@ -225,11 +247,13 @@ function readToolRequest(raw: RawToolRequest): {
  * One call's life: `abort` fires when the client cancels or hangs up, or its deadline passes (the reason says
  * which), so the handler's `ctx.signal` stops the work; that AbortSignal is made only when read (`LazyAbort`).
  * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
- * too. It is the call's `CallSource`: the peer address is read only by calls that count per caller.
+ * too, and gives back the call's in-flight slots. It is the call's `CallSource` (the peer address).
  */
 class CallLife implements CallSource {
   readonly abort = new LazyAbort();
   private readonly onCancelled: () => void;
+  private readonly releases: Array<() => void> = [];
+  private peerOnce: string | undefined;
 
   constructor(private readonly call: AnyCall) {
     const raw = call.getDeadline();
@@ -252,12 +276,24 @@ class CallLife implements CallSource {
     return this.abort.signal;
   }
 
+  /** grpc-js's peer string, "address:port": one per open connection, which is how a connection is told apart. */
+  get peer(): string {
+    this.peerOnce ??= this.call.getPeer();
+    return this.peerOnce;
+  }
+
   get remoteAddress(): string | undefined {
-    return peerAddress(this.call.getPeer());
+    return peerAddress(this.peer);
+  }
+
+  /** Keeps a counted slot (`CallsInFlight`) until the call ends. */
+  hold(release: () => void): void {
+    this.releases.push(release);
   }
 
   dispose(): void {
     this.call.off('cancelled', this.onCancelled);
+    for (const release of this.releases) release();
   }
 }
 

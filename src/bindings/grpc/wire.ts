@@ -127,7 +127,7 @@ export interface GrpcStatusError {
 }
 
 /**
- * An McpLiteError as a gRPC status: the mapped code, the message (naming the tool for NOT_FOUND, as spec A.5),
+ * An McpLiteError as a gRPC status: the mapped code, the message (core's names the tool for NOT_FOUND, spec A.5),
  * and a google.rpc.Status with an ErrorInfo (reason = the core code upper-cased, metadata = `data`) in the
  * `grpc-status-details-bin` trailer. Internal errors carry nothing but "Internal error".
  */
@@ -135,10 +135,8 @@ export function toGrpcError(err: McpLiteError): GrpcStatusError {
   const code = GRPC_STATUS[err.code];
   const internal = err.code === 'internal';
   const data = internal ? undefined : err.data;
-  let details = internal ? 'Internal error' : err.message;
-  if (err.code === 'tool_not_found' && typeof data?.requested_tool === 'string') {
-    details = `${err.message}: ${data.requested_tool}`;
-  }
+  // Core's tool_not_found message already names the tool (spec A.5's "Tool not found: <name>") and suggests one.
+  const details = internal ? 'Internal error' : err.message;
   const metadata = new Metadata();
   metadata.set(
     STATUS_DETAILS_KEY,

@@ -131,7 +131,7 @@ describe('protocol errors', () => {
 
   it('answers an unknown tool with -32601, the requested tool, the available tools and a suggestion (spec A.5)', async () => {
     const body = await callTool(t.rpcUrl, 'ecoh', { text: 'x' });
-    expect(body.error).toMatchObject({ code: -32601, message: 'Tool not found' });
+    expect(body.error).toMatchObject({ code: -32601, message: "Tool not found: ecoh. Did you mean 'echo'?" });
     expect(body.error!.data.requested_tool).toBe('ecoh');
     expect(body.error!.data.available_tools).toEqual(expect.arrayContaining(['redeem', 'echo', 'add']));
     expect(body.error!.data.suggestion).toBe("Did you mean 'echo'?");

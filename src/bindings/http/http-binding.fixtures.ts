@@ -86,7 +86,8 @@ export const logLines: string[] = [];
 export function useSharedServer(): void {
   beforeAll(async () => {
     const logger = pino({ level: 'debug' }, { write: (line: string) => logLines.push(line) });
-    t = await startServer({ tools, version: '1.2.3', logger });
+    // An answer budget (the old default) makes this a server that returns promises: it lists redeem and cancel.
+    t = await startServer({ tools, version: '1.2.3', logger, answerBudgetMs: 10_000 });
   });
   afterAll(() => t.close());
 }

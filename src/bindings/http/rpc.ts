@@ -5,6 +5,7 @@ import type { ToolServer } from '../../core/server.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
 import { echoName } from '../common/echo.js';
+import { elicitationReplyOf } from '../common/elicitation.js';
 import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { rpcErrorMessage, wireResultJson } from './wire.js';
 
@@ -159,7 +160,12 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
     messageReply,
     answerUnchecked,
     batch: (messages, origin, principal) =>
-      answerBatch(messages, maxBatch, (m) => answerUnchecked(m, origin, principal)),
+      answerBatch(
+        messages,
+        maxBatch,
+        (m) => answerUnchecked(m, origin, principal),
+        (m, err) => rpcErrorMessage(idOf(m, err), err),
+      ),
     toolCall: (m, origin, principal, onPartial) => toolCall(m, origin, principal, onPartial, callBinding),
     logInternal: logInternalError,
   };
@@ -187,14 +193,16 @@ function toolCall(
       errors: [{ field: 'name', message: 'is required and must be a string' }],
     });
   }
-  let answer: { state: unknown; answers: unknown } | undefined;
-  if (elicitation !== undefined) {
-    if (typeof elicitation !== 'object' || elicitation === null) {
-      throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
-    }
-    const e = elicitation as Record<string, unknown>;
-    answer = { state: e.state, answers: e.answers };
-  }
+  const answer =
+    elicitation === undefined
+      ? undefined
+      : elicitationReplyOf(
+          elicitation,
+          (why) =>
+            new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`, {
+              errors: [{ field: 'elicitation', message: why }],
+            }),
+        );
   return new BindingCall(
     name,
     args,

@@ -113,10 +113,6 @@ describe('handshake revisions', () => {
       [{ jsonrpc: '2.0', id: 1, method: 'no/such' }, -32601],
       [{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: {} }, -32602],
       [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'nope' } }, -32602],
-      [
-        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { m: 1 } } },
-        -32602,
-      ],
       [{ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { cursor: '!!' } }, -32602],
       [{ jsonrpc: '2.0', id: 6, method: 'resources/read', params: { uri: 'test://missing' } }, -32002],
       [{ jsonrpc: '2.0', id: 7, method: 'prompts/get', params: { name: 'p' } }, -32602],
@@ -130,7 +126,17 @@ describe('handshake revisions', () => {
       expect(r.json.error?.code, JSON.stringify(r.json)).toBe(code);
       expect(r.json.id).toBe((message as { id: number }).id);
     }
+    // Arguments that fail the input schema are the tool's error, which the model reads (SEP-1303): a result.
+    const invalid = await post(
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { m: 1 } } },
+      h,
+    );
+    expect(invalid.json.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: "Invalid arguments: 'm' must be of type string" }],
+    });
     const unknown = await post({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'ecko' } }, h);
+    expect(unknown.json.error.message).toBe("Tool not found: ecko. Did you mean 'echo'?");
     expect(unknown.json.error.data).toMatchObject({
       available_tools: expect.arrayContaining(['echo']),
       suggestion: "Did you mean 'echo'?",

@@ -77,7 +77,8 @@ export class HttpExchange implements Exchange {
   }
 
   notify(message: Record<string, unknown>): Promise<void> {
-    if (!this.canNotify) return Promise.resolve();
+    // Answered with JSON already: no stream will carry it, and a queue made now would never be read.
+    if (!this.canNotify || (this.settled !== undefined && this.queue === undefined)) return Promise.resolve();
     return this.send(JSON.stringify(message));
   }
 

@@ -4,14 +4,12 @@
  */
 
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
-import { callerKey } from '../../core/caller.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import type { SessionStateStore, SessionStoreOptions } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
-import { AsyncQueue } from '../common/async-queue.js';
 import {
   accepted,
   bearerChallenge,
@@ -24,8 +22,9 @@ import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/j
 import { DRAFT_SEED, type DraftDialect, draftOverHttp } from './draft-http.js';
 import { type EngineOptions, McpEngine } from './engine.js';
 import { HttpExchange } from './http-exchange.js';
+import { listenStream } from './listen-stream.js';
 import { type Framing, type Inbound, McpLoop, Reply } from './loop.js';
-import { honouredFilter, Notifier, tagged } from './notifier.js';
+import { honouredFilter, Notifier } from './notifier.js';
 import { STATELESS_REVISION, SUPPORTED_REVISIONS } from './revisions.js';
 import { RoutingHeaders } from './route-headers.js';
 import { ServerRequests } from './server-requests.js';
@@ -95,7 +94,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
           init.revision,
           init.clientCapabilities,
           init.clientInfo,
-          callerOf(i.request, i.principal),
+          callerOf(server, i.request, i.principal),
           i.dialect && DRAFT_SEED,
         )
         .then((s) => ({ 'mcp-session-id': s.id })),
@@ -197,7 +196,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     if (sessionId === undefined) return answerIn(undefined, body, request, principal);
     // Only a request naming a session waits for the store: a stateless one keeps working without it.
     return (
-      sessions ? sessions.get(sessionId, callerOf(request, principal)) : Promise.resolve(undefined)
+      sessions ? sessions.get(sessionId, callerOf(server, request, principal)) : Promise.resolve(undefined)
     ).then((session) =>
       session ? answerIn(session, body, request, principal) : fail(undefined, idOf(body), sessionNotFound()),
     );
@@ -238,19 +237,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   function listen(m: JsonRpcRequest, inbound: HttpInbound): Reply {
     const params = isObject(m.params) ? m.params : {};
     const filter = honouredFilter(params.notifications, !server.resources.empty, !server.prompts.empty);
-    const queue = new AsyncQueue<string>();
-    const send = (message: string) => void queue.push(`event: message\ndata: ${message}\n\n`);
-    send(tagged('notifications/subscriptions/acknowledged', { notifications: filter }, m.id));
-    const stop = notifier.listen(m.id, filter, send);
-    const keepAlive = setInterval(() => void queue.push(': keep-alive\n\n'), keepAliveMs);
-    keepAlive.unref();
-    const end = () => {
-      stop();
-      clearInterval(keepAlive);
-      queue.end();
-    };
-    queue.onConsumerGone(end);
-    inbound.request.signal.addEventListener('abort', end, { once: true });
+    const queue = listenStream(notifier, m.id, filter, keepAliveMs, inbound.request.signal);
     return new Reply(200, queue, SSE_HEADERS);
   }
 
@@ -265,10 +252,10 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       const e = new McpLiteError('method_not_allowed', 'No server stream without a session: use POST');
       return fail(undefined, null, e, { allow: 'POST' });
     }
-    const session = await sessions.get(sessionId, callerOf(request, principal));
+    const session = await sessions.get(sessionId, callerOf(server, request, principal));
     if (!session) return fail(undefined, null, sessionNotFound());
     // The GET stream, or (Last-Event-ID of a POST stream) that stream resumed: see session-streams.ts.
-    const { queue, end } = await openSessionStream(
+    const { queue, end, abandoned } = await openSessionStream(
       sessions,
       session,
       request.headers['last-event-id'],
@@ -276,7 +263,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     );
     streams.add(end);
     queue.onConsumerGone(() => streams.delete(end));
-    return { status: 200, headers: SSE_HEADERS, body: queue };
+    return { status: 200, headers: SSE_HEADERS, body: queue, abandoned };
   }
 
   async function del(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
@@ -285,16 +272,16 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       const e = new McpLiteError('invalid_request', 'Bad Request: DELETE needs an Mcp-Session-Id header');
       return fail(undefined, null, e);
     }
-    if (!(await sessions?.delete(sessionId, callerOf(request, principal)))) {
+    if (!(await sessions?.delete(sessionId, callerOf(server, request, principal)))) {
       return fail(undefined, null, sessionNotFound());
     }
     return { status: 200, headers: {} };
   }
 }
 
-/** The key a session is owned and counted under (`callerKey`). */
-function callerOf(request: NeutralRequest, principal: Principal | undefined): string {
-  return callerKey({ principal, remoteAddress: request.remoteAddress });
+/** The key a session is owned and counted under (`ToolServer.callerKey`). */
+function callerOf(server: ToolServer, request: NeutralRequest, principal: Principal | undefined): string {
+  return server.callerKey({ principal, remoteAddress: request.remoteAddress });
 }
 
 function sessionNotFound(): McpLiteError {

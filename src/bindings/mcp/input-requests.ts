@@ -36,8 +36,9 @@ function elicitationCreate(message: string, requestedSchema: unknown): Record<st
 
 /**
  * Keyed `inputResponses` as core's reply to the elicitation signed in `state`. Only elicitation results count
- * (objects with an `action`); one the user declined or cancelled ends the call (-32602 `input_declined`), as
- * there is then nothing to resume with. `keys` restricts the responses to those (the open requests of a task).
+ * (objects with an `action`); one the user declined or cancelled makes the whole reply that decline (or cancel),
+ * which the handler gets as `ctx.elicitation.action`. `keys` restricts the responses to those (the open requests
+ * of a task).
  */
 export function toElicitationReply(
   state: unknown,
@@ -49,10 +50,15 @@ export function toElicitationReply(
     if (keys && !keys.includes(key)) continue;
     if (typeof reply !== 'object' || reply === null || !('action' in reply)) continue;
     const { action, content } = reply as { action: unknown; content?: unknown };
+    if (action === 'decline' || action === 'cancel') return { state, answers: {}, action };
     if (action !== 'accept') {
-      throw new McpLiteError('invalid_params', `The user did not provide the input (${String(action)})`, {
-        reason: 'input_declined',
-      });
+      throw new McpLiteError(
+        'invalid_params',
+        'Invalid params: an input response action must be accept, decline or cancel',
+        {
+          reason: 'invalid_action',
+        },
+      );
     }
     answers[key] = content ?? {};
   }

@@ -1,5 +1,4 @@
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
-import { callerKey } from '../../core/caller.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { ToolServer } from '../../core/server.js';
@@ -28,6 +27,11 @@ export interface LegacySseOptions extends EngineOptions {
   maxSessionsPerCaller?: number;
   /** Most messages waiting for a client that stopped reading its stream; past it the stream is ended. Default 1024. */
   maxQueuedMessages?: number;
+  /**
+   * Most bytes of messages waiting for a client that stopped reading its stream (beyond the one its connection
+   * is sending); past it the stream is ended and what waited is dropped. Default 1 MiB.
+   */
+  maxQueuedBytes?: number;
   /** Idle time after which the stream gets an SSE comment, in ms. Default 15 000. */
   keepAliveMs?: number;
   /** How long to wait for the client's answer to a server request (elicitation). Default 5 minutes. */
@@ -71,6 +75,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   const maxSessions = options.maxSessions ?? 1000;
   const maxPerCaller = options.maxSessionsPerCaller ?? 16;
   const maxQueued = options.maxQueuedMessages ?? 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
   const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
@@ -123,7 +128,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use GET`);
       return fail(e, { allow: 'GET' });
     }
-    const key = callerKey({ principal, remoteAddress: request.remoteAddress });
+    const key = server.callerKey({ principal, remoteAddress: request.remoteAddress });
     const id = await createSession(key);
     const queue = new AsyncQueue<string>();
     let ended = false;
@@ -139,14 +144,24 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       connection.close();
       queue.end();
     };
+    // What waits for the client in `queue`, in UTF-16 units: a bound, so the string length is near enough.
+    let queuedBytes = 0;
+    // Aborted when the client is cut off: the adapter drops the connection and what it still held.
+    const abandoned = new AbortController();
     const push = (chunk: string): Promise<void> => {
       if (ended) return Promise.resolve();
-      if (queue.pending >= maxQueued) {
+      if (queue.pending >= maxQueued || queuedBytes >= maxQueuedBytes) {
         server.logger.warn({ caller: key }, 'SSE client is not reading: session ended');
+        abandoned.abort();
         end();
+        // Stopping the consumer drops what waited: ending alone would keep it for a reader that never comes.
+        void queue[Symbol.asyncIterator]().return?.();
         return Promise.resolve();
       }
-      return queue.push(chunk);
+      queuedBytes += chunk.length;
+      return queue.push(chunk).then(() => {
+        queuedBytes -= chunk.length;
+      });
     };
     const connection = openMcpConnection(
       server,
@@ -184,7 +199,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     queue.onConsumerGone(end);
     request.signal.addEventListener('abort', end, { once: true });
     void push(`event: endpoint\ndata: ${messagesPath}?sessionId=${id}\n\n`);
-    return { status: 200, headers: { ...SSE_HEADERS }, body: queue };
+    return { status: 200, headers: { ...SSE_HEADERS }, body: queue, abandoned: abandoned.signal };
   }
 
   async function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
@@ -194,7 +209,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     }
     const id = new URLSearchParams(request.query ?? '').get('sessionId');
     // Another principal's session is as unknown as one that never was.
-    const caller = callerKey({ principal, remoteAddress: request.remoteAddress });
+    const caller = server.callerKey({ principal, remoteAddress: request.remoteAddress });
     const record = id === null ? undefined : await store.get(id, caller);
     if (!record || id === null) {
       throw new McpLiteError('session_not_found', 'Session not found: open a stream with GET first');

@@ -189,15 +189,20 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
         ),
       );
     }
-    return answerBatch(messages, DEFAULT_MAX_BATCH, (m) => {
-      const slot = new BatchSlot();
-      const answer = this.message(m, inbound, slot);
-      if (answer === undefined) return undefined;
-      if (answer instanceof Reply) return typeof answer.body === 'string' ? answer.body : undefined;
-      if (answer instanceof Promise)
-        return answer.then((r) => (typeof r.body === 'string' ? r.body : undefined));
-      return slot.message;
-    });
+    return answerBatch(
+      messages,
+      DEFAULT_MAX_BATCH,
+      (m) => {
+        const slot = new BatchSlot();
+        const answer = this.message(m, inbound, slot);
+        if (answer === undefined) return undefined;
+        if (answer instanceof Reply) return typeof answer.body === 'string' ? answer.body : undefined;
+        if (answer instanceof Promise)
+          return answer.then((r) => (typeof r.body === 'string' ? r.body : undefined));
+        return slot.message;
+      },
+      (m, err) => errorMessage(idOf(m, err), toMcpError(err, false)),
+    );
   }
 
   /**

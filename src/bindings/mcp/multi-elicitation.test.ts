@@ -167,7 +167,7 @@ describe('2026-07-28: input_required with several input requests', () => {
     expect(third.content[0].text).toBe('Not now, Grace.');
   });
 
-  it('refuses an invalid answer, a declined one and a tampered requestState with -32602', async () => {
+  it('refuses an invalid answer and a tampered requestState with -32602; a decline reaches the tool', async () => {
     const first = (await rpc('tools/call', { name: 'two_questions', arguments: {} })).result;
     const retry = (inputResponses: Record<string, unknown>, requestState = first.requestState) =>
       rpc('tools/call', { name: 'two_questions', arguments: {}, inputResponses, requestState });
@@ -176,9 +176,12 @@ describe('2026-07-28: input_required with several input requests', () => {
     expect(invalid.error?.code).toBe(-32602);
     expect(invalid.error?.data.errors[0].field).toBe('name.name');
 
+    // Issue 22: a decline is no longer a -32602; the tool runs with it, and this one (which reads the answers
+    // without looking at the action) ends as declined.
     const declined = await retry({ name: { action: 'decline' } });
-    expect(declined.error?.code).toBe(-32602);
-    expect(declined.error?.data.reason).toBe('input_declined');
+    expect(declined.error).toBeUndefined();
+    expect(declined.result.isError).toBe(true);
+    expect(declined.result.content[0].text).toContain('decline');
 
     const tampered = await retry({ name: accept({ name: 'Eve' }) }, `${first.requestState}x`);
     expect(tampered.error?.code).toBe(-32602);

@@ -2,6 +2,9 @@ import { randomId } from '../../core/random-id.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import type { McpSession, SessionHub } from './sessions.js';
 
+/** Most bytes of live events a GET stream keeps for a client that is not reading (1 MiB). */
+const MAX_QUEUED_BYTES = 1024 * 1024;
+
 /**
  * A session's GET stream, open in this process: the live part of a session, which cannot be shared. Whatever any
  * replica sends the session reaches it through the store's `listen` (`SessionMessage`): events of its stream,
@@ -16,7 +19,7 @@ export async function openSessionStream(
   session: McpSession,
   lastEventId: string | undefined,
   keepAliveMs: number,
-): Promise<{ queue: AsyncQueue<string>; end: () => void }> {
+): Promise<{ queue: AsyncQueue<string>; end: () => void; abandoned: AbortSignal }> {
   const store = hub.store;
   const holder = randomId(8, 'hex');
   const queue = new AsyncQueue<string>();
@@ -36,6 +39,23 @@ export async function openSessionStream(
     queue.end();
   };
   queue.onConsumerGone(end);
+  // Live events waiting for the client, in UTF-16 units. A client that stops reading is cut off past the bound,
+  // what waited dropped: the events stay in the session's log, for a `Last-Event-ID` resumption.
+  let queuedBytes = 0;
+  // Aborted on the cut-off: the adapter drops the connection and what it still held for the client.
+  const cutOff = new AbortController();
+  const abandoned = cutOff.signal;
+  const deliver = (chunk: string) => {
+    if (queuedBytes >= MAX_QUEUED_BYTES) {
+      cutOff.abort();
+      void queue[Symbol.asyncIterator]().return?.();
+      return;
+    }
+    queuedBytes += chunk.length;
+    void queue.push(chunk).then(() => {
+      queuedBytes -= chunk.length;
+    });
+  };
 
   // Listen first, then read the log: an event sent in between is in one or the other.
   stop = await store.listen(session.id, (m) => {
@@ -43,7 +63,7 @@ export async function openSessionStream(
     else if (m.type === 'opened' && m.stream === stream && m.holder !== holder) end();
     else if (m.type === 'event') {
       if (buffered) buffered.push({ id: m.id, stream: m.stream, chunk: m.chunk });
-      else if (m.stream === stream) void queue.push(m.chunk);
+      else if (m.stream === stream) deliver(m.chunk);
     }
   });
   try {
@@ -61,9 +81,12 @@ export async function openSessionStream(
     end();
     throw err;
   }
-  if (ended) return { queue, end };
+  if (ended) return { queue, end, abandoned };
 
-  const keepAlive = setInterval(() => void queue.push(': keep-alive\n\n'), keepAliveMs);
+  // Only an idle stream needs one: a stalled reader must not make them pile up.
+  const keepAlive = setInterval(() => {
+    if (queue.pending === 0) void queue.push(': keep-alive\n\n');
+  }, keepAliveMs);
   keepAlive.unref();
   timers.push(keepAlive);
   // An open stream keeps its session in use, on whichever replica holds it; a session gone ends it.
@@ -84,5 +107,5 @@ export async function openSessionStream(
     timers.push(touch);
   }
   void queue.push(': stream open\n\n');
-  return { queue, end };
+  return { queue, end, abandoned };
 }

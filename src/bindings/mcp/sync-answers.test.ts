@@ -87,17 +87,21 @@ describe('synchronous tools over MCP Streamable HTTP', () => {
     expect(events[1]!.data).toMatchObject({ id: 2, result: { structuredContent: { done: true } } });
   });
 
-  it('answers invalid arguments (found before the handler runs) with -32602', async () => {
+  it('answers invalid arguments (found before the handler runs) with an isError result (SEP-1303)', async () => {
     const res = await statelessCall(3, 'double', { n: 'x' });
     const body = await res.json();
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602 } });
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 3, result: { isError: true } });
+    expect(body.result.content[0].text).toMatch(/^Invalid arguments: 'n' /);
   });
 
-  it('answers a handler that throws with an internal error that leaks nothing, and keeps serving', async () => {
+  it('answers a handler that throws with an isError result that leaks nothing, and keeps serving', async () => {
     const res = await statelessCall(4, 'broken', {});
     const text = await res.text();
     expect(text).not.toContain('secret internal detail');
-    expect(JSON.parse(text)).toMatchObject({ id: 4, error: { code: -32603 } });
+    expect(JSON.parse(text)).toMatchObject({
+      id: 4,
+      result: { isError: true, content: [{ type: 'text', text: 'The tool failed with an internal error.' }] },
+    });
     const again = await statelessCall(5, 'double', { n: 1 });
     expect((await again.json()).result.structuredContent).toEqual({ doubled: 2 });
   });

@@ -1,4 +1,3 @@
-import { callerKey } from '../../core/caller.js';
 import { asErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
@@ -64,7 +63,7 @@ export class TaskRegistry {
 
   /** Refuses (`resource_exhausted`) a call that could become a task when its caller holds as many as allowed. */
   admit(x: Pick<Exchange, 'principal' | 'remoteAddress'>): Promise<void> {
-    return this.origins.admit(callerKey(x));
+    return this.origins.admit(this.server.callerKey(x));
   }
 
   /** Whether the request declared the extension. */
@@ -101,7 +100,7 @@ export class TaskRegistry {
       try {
         await this.origins.add(
           taskId,
-          { tool: name, arguments: args, token: outcome.token, owner: callerKey(x), expiresAt },
+          { tool: name, arguments: args, token: outcome.token, owner: this.server.callerKey(x), expiresAt },
           now,
         );
       } catch (err) {
@@ -152,7 +151,8 @@ export class TaskRegistry {
     x: Pick<Exchange, 'principal' | 'remoteAddress'>,
   ): Promise<{ record: PromiseRecord; origin: TaskOrigin | undefined }> {
     const origin = await this.origins.get(taskId);
-    if (origin?.owner.startsWith('principal:') && origin.owner !== callerKey(x)) throw unknownTask(taskId);
+    if (origin?.owner.startsWith('principal:') && origin.owner !== this.server.callerKey(x))
+      throw unknownTask(taskId);
     try {
       return { record: await this.server.promises!.record(origin?.token ?? taskId), origin };
     } catch (err) {
@@ -244,35 +244,21 @@ export class TaskRegistry {
     if (given.length === 0) return;
     for (const key of given) origin.answered.add(key);
     await this.origins.save(origin);
-    const actions = given.map((key) => (responses as Record<string, { action?: unknown }>)[key]?.action);
-    const declined = actions.findIndex((action) => action !== 'accept');
+    // A declined or cancelled request resumes the tool too: it gets the decline (ctx.elicitation.action).
     let result: CallResult;
-    if (declined >= 0) {
-      // The work cannot go on without the input: the task ends as a tool error, as a declined elicitation/create
-      // does on the handshake revisions.
-      result = {
-        outcome: {
-          type: 'failure',
-          code: 'input_declined',
-          message: `The user did not provide the input (${String(actions[declined] ?? 'no answer')}).`,
-        },
-        meta: emptyMeta(),
-      };
-    } else {
-      try {
-        result = await this.server.callTool({
-          name: origin.tool,
-          arguments: origin.arguments,
-          elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
-          principal: x.principal,
-          remoteAddress: x.remoteAddress,
-          binding: 'mcp',
-        });
-      } catch (err) {
-        for (const key of given) origin.answered.delete(key);
-        await this.origins.save(origin).catch(() => {});
-        throw err;
-      }
+    try {
+      result = await this.server.callTool({
+        name: origin.tool,
+        arguments: origin.arguments,
+        elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
+        principal: x.principal,
+        remoteAddress: x.remoteAddress,
+        binding: 'mcp',
+      });
+    } catch (err) {
+      for (const key of given) origin.answered.delete(key);
+      await this.origins.save(origin).catch(() => {});
+      throw err;
     }
     const next = result.outcome;
     if (next.type === 'promise') {

@@ -5,7 +5,9 @@ import type { MaybePromise } from '../../core/maybe-promise.js';
 import { noticeKind } from '../../core/notices.js';
 import type { CallResult, ElicitationOutcome, ElicitationRequestOutcome } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
+import { isToolError } from '../../core/tool-errors.js';
 import { BindingCall } from '../common/binding-call.js';
+import { elicitationReplyOf } from '../common/elicitation.js';
 import { isObject, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
 import type { Flight, Flights } from './flights.js';
@@ -13,7 +15,7 @@ import { inputRequests, toElicitationReply } from './input-requests.js';
 import { logPasses } from './log-levels.js';
 import { type McpNativeTool, nativeContext } from './native.js';
 import type { TaskRegistry } from './tasks.js';
-import { toCallToolResult } from './wire.js';
+import { httpStatusOf, toCallToolResult, toolErrorResult } from './wire.js';
 
 /** Most elicitation rounds of one handshake-revision tools/call. */
 const MAX_ELICITATION_ROUNDS = 8;
@@ -61,10 +63,11 @@ export class ToolCalls {
       elicitation = mcpLiteAnswers(params.elicitation);
     this.tasks?.checkRequired(name, x);
     const asTask = tasks !== undefined && x.stateless && tasks.optedIn(x);
-    const onPartial =
+    const notices =
       x.canNotify && (hasProgress || x.logLevel !== undefined)
-        ? noticeSender(x, hasProgress ? (progressToken as string | number) : undefined)
+        ? new CallNotices(x, hasProgress ? (progressToken as string | number) : undefined)
         : undefined;
+    const onPartial = notices?.send;
     const run = (flight: Flight, answers?: CallRequest['elicitation']) =>
       this.server.call(
         new BindingCall(
@@ -85,13 +88,48 @@ export class ToolCalls {
         : toCallToolResult(result, { hasOutputSchema });
     const go = () =>
       this.flights.run(m, x, (flight) => {
-        const first = run(flight, elicitation);
+        let first: MaybePromise<CallResult>;
+        try {
+          first = run(flight, elicitation);
+        } catch (err) {
+          notices?.close();
+          return toolErrorOrThrow(err, x.stateless);
+        }
         // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
-        if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') return complete(first);
-        return elicitationRounds(first, flight, x, run, complete);
+        if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') {
+          notices?.close();
+          return complete(first);
+        }
+        return answered(elicitationRounds(first, flight, x, run, complete), x.stateless, notices);
       });
     // A caller holding as many tasks as allowed is refused before its work starts (the store counts them).
     return asTask ? tasks.admit(x).then(go) : go();
+  }
+}
+
+/**
+ * A tool execution error (`core/tool-errors.ts`) as its `isError` result, which the model reads (SEP-1303); any
+ * other error is thrown on and answered as a JSON-RPC error (an unknown tool, a malformed request, a bound). So is
+ * a tool's error that has an HTTP status of its own (a handler reporting the server unavailable, 503, or a bound
+ * reached, 429): it tells of the server rather than of the call, and answers alike on every wire.
+ */
+function toolErrorOrThrow(err: unknown, stateless: boolean): Record<string, unknown> {
+  if (isToolError(err) && httpStatusOf(err, stateless) === 200) return toolErrorResult(err);
+  throw err;
+}
+
+/** The answer of a call that had to wait, a tool execution error as its result; its notices end with it. */
+async function answered(
+  rounds: Promise<Record<string, unknown>>,
+  stateless: boolean,
+  notices: CallNotices | undefined,
+): Promise<Record<string, unknown>> {
+  try {
+    return await rounds;
+  } catch (err) {
+    return toolErrorOrThrow(err, stateless);
+  } finally {
+    notices?.close();
   }
 }
 
@@ -119,27 +157,22 @@ async function elicitationRounds(
       };
     }
     if (!x.request || !isObject(x.clientCapabilities.elicitation) || round >= MAX_ELICITATION_ROUNDS) break;
-    const reply = await askClient(x.request, x.revision, outcome);
-    if ('refused' in reply) {
-      return {
-        content: [{ type: 'text', text: `The user did not provide the input (${reply.refused}).` }],
-        isError: true,
-      };
-    }
-    result = await run(flight, reply);
+    // A decline or cancel runs the tool again too (ctx.elicitation.action), as on every wire.
+    result = await run(flight, await askClient(x.request, x.revision, outcome));
   }
   return complete(result);
 }
 
 /**
  * Handshake revisions: asks the client with `elicitation/create`. A server request carries one form, so the
- * requests of a multi-request elicitation are asked one after the other, and core gets them all at once.
+ * requests of a multi-request elicitation are asked one after the other, and core gets them all at once; the
+ * first one declined or cancelled ends the asking, and core gets that.
  */
 async function askClient(
   request: NonNullable<Exchange['request']>,
   revision: string,
   outcome: ElicitationOutcome,
-): Promise<ElicitationReply | { refused: string }> {
+): Promise<ElicitationReply> {
   const forms: Array<[string, ElicitationRequestOutcome]> = outcome.requests
     ? Object.entries(outcome.requests)
     : [['', outcome]];
@@ -151,7 +184,10 @@ async function askClient(
       requestedSchema: form.requestedSchema,
     });
     const action = isObject(reply) ? reply.action : undefined;
-    if (action !== 'accept') return { refused: String(action ?? 'no answer') };
+    // Anything but an accept or a decline (no action, an unknown one) is the user not choosing: a cancel.
+    if (action !== 'accept') {
+      return { state: outcome.state, answers: {}, action: action === 'decline' ? 'decline' : 'cancel' };
+    }
     answers[name] = isObject(reply) ? (reply.content ?? {}) : {};
   }
   return { state: outcome.state, answers: outcome.requests ? answers : answers[''] };
@@ -162,10 +198,10 @@ async function askClient(
  * `params.elicitation` is `{ state, answers }`, as MCP-lite HTTP takes it; core checks the state and the answers.
  */
 function mcpLiteAnswers(elicitation: unknown): CallRequest['elicitation'] {
-  if (!isObject(elicitation)) {
-    throw new McpLiteError('invalid_params', 'Invalid params: "elicitation" must be { state, answers }');
-  }
-  return { state: elicitation.state, answers: elicitation.answers };
+  return elicitationReplyOf(
+    elicitation,
+    (why) => new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`),
+  );
 }
 
 /** The answers of a stateless retry: `requestState` plus the elicitation's `inputResponses`. */
@@ -184,16 +220,30 @@ function answersFromInputResponses(params: Record<string, unknown>): CallRequest
 }
 
 /**
- * The handler's notices as MCP notifications: log notices become `notifications/message` (when they pass the
- * request's level), everything else `notifications/progress` (when the client sent a progress token; partial
- * results without a number of their own count up).
+ * The handler's notices as MCP notifications, for as long as the request is open: log notices become
+ * `notifications/message` (when they pass the request's level), everything else `notifications/progress` (when
+ * the client sent a progress token; partial results without a number of their own count up). Once the request is
+ * answered (a long-running tool's promise answers at once while its work goes on) they are dropped: the request's
+ * stream is over, its progress token spent, and a notice sent there would wait for a reader that never comes. The
+ * work's partials still reach a streaming `redeem` (core's work queue watch).
  */
-function noticeSender(
-  x: Exchange,
-  progressToken: string | number | undefined,
-): (data: unknown) => Promise<void> | undefined {
-  let progressCount = 0;
-  return (data) => {
+class CallNotices {
+  private progressCount = 0;
+  private open = true;
+
+  constructor(
+    private readonly x: Exchange,
+    private readonly progressToken: string | number | undefined,
+  ) {}
+
+  /** The request was answered: later notices go nowhere. */
+  close(): void {
+    this.open = false;
+  }
+
+  readonly send = (data: unknown): Promise<void> | undefined => {
+    if (!this.open) return undefined;
+    const { x, progressToken } = this;
     const kind = noticeKind(data);
     if (kind === 'log') {
       const n = data as { level: string; data: unknown; logger?: string };
@@ -205,11 +255,11 @@ function noticeSender(
       });
     }
     if (progressToken === undefined) return undefined;
-    progressCount++;
+    this.progressCount++;
     const p =
       kind === 'progress'
         ? (data as { progress: number; total?: number; message?: string })
-        : { progress: progressCount, message: typeof data === 'string' ? data : JSON.stringify(data) };
+        : { progress: this.progressCount, message: typeof data === 'string' ? data : JSON.stringify(data) };
     return x.notify({
       jsonrpc: '2.0',
       method: 'notifications/progress',

@@ -230,6 +230,36 @@ export function toCallToolResult(
   }
 }
 
+/**
+ * A tool execution error (`core/tool-errors.ts`: arguments that failed the input schema, a handler that threw) as
+ * a `CallToolResult` with `isError` (SEP-1303): a text the model can act on, and the error's code, message and data
+ * under `_meta["mcplite/error"]` for clients that map it back to the error (the mcplite client does). An internal
+ * error says only that the tool failed: its cause stays in the server's log.
+ */
+export function toolErrorResult(err: McpLiteError): Record<string, unknown> {
+  const internal = err.code === 'internal';
+  const detail = {
+    code: err.code,
+    message: internal ? 'Internal error' : err.message,
+    ...(err.data !== undefined && !internal ? { data: err.data } : {}),
+  };
+  return {
+    content: [{ type: 'text', text: internal ? 'The tool failed with an internal error.' : errorText(err) }],
+    isError: true,
+    _meta: { 'mcplite/error': detail },
+  };
+}
+
+/** An error's message, followed by every field problem it lists beyond the first (which the message names). */
+function errorText(err: McpLiteError): string {
+  const problems = Array.isArray(err.data?.errors) ? (err.data.errors as unknown[]) : [];
+  const more = problems.slice(1).flatMap((p) => {
+    const { field, message } = (p ?? {}) as { field?: unknown; message?: unknown };
+    return typeof field === 'string' && typeof message === 'string' ? [`'${field}' ${message}`] : [];
+  });
+  return more.length > 0 ? `${err.message}; ${more.join('; ')}` : err.message;
+}
+
 /** A message as a sentence: a full stop added unless it already ends with one (or a question or exclamation). */
 function sentence(message: string): string {
   return /[.!?…:]["')\]]*\s*$/.test(message) ? message.trimEnd() : `${message.trimEnd()}.`;

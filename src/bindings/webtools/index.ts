@@ -8,6 +8,7 @@ import { closestName } from '../../core/suggest.js';
 import { REDEEM_TOOL } from '../../core/system-tools.js';
 import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
 import { BindingCall } from '../common/binding-call.js';
+import { elicitationReplyOf } from '../common/elicitation.js';
 import { bearerChallenge, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { errorHeaders } from '../common/retry-after.js';
@@ -229,14 +230,10 @@ function toCall(
   ) {
     throw schemaError('request', 'must be an object');
   }
-  let elicitation: CallRequest['elicitation'];
-  if (b.elicitation !== undefined) {
-    if (typeof b.elicitation !== 'object' || b.elicitation === null) {
-      throw schemaError('elicitation', 'must be { state, answers }');
-    }
-    const e = b.elicitation as Record<string, unknown>;
-    elicitation = { state: e.state, answers: e.answers };
-  }
+  const elicitation: CallRequest['elicitation'] =
+    b.elicitation === undefined
+      ? undefined
+      : elicitationReplyOf(b.elicitation, (why) => schemaError('elicitation', why));
   return webtoolCall(entry, b.request, request, principal, version.config(b.config), elicitation);
 }
 

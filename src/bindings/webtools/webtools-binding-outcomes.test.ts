@@ -56,7 +56,12 @@ describe('the outcome extension, end to end', () => {
     const state = asked.body.input.state;
     expect(state).toEqual(expect.any(String));
     const answers = { email: 'a@example.com', frequency: 'weekly' };
-    const done = await post({ action: 'subscribe_digest', request: {}, elicitation: { state, answers } });
+    // The answer goes with the same request: the state is bound to it.
+    const done = await post({
+      action: 'subscribe_digest',
+      request: { category: 'security' },
+      elicitation: { state, answers },
+    });
     expect(done.status).toBe(200);
     expectMatches(await responseValidator('subscribe_digest'), done.body.data);
     expect(done.body.data).toMatchObject({
@@ -66,7 +71,7 @@ describe('the outcome extension, end to end', () => {
     });
     const forged = await post({
       action: 'subscribe_digest',
-      request: {},
+      request: { category: 'security' },
       elicitation: { state: `${state}x`, answers },
     });
     expectError(forged, 400, 'SCHEMA_ERROR');

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
-import { callerKey } from '../../core/caller.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { checkHostAndOrigin, type HostGuardOptions } from '../common/host-guard.js';
@@ -177,7 +176,7 @@ export function createWsEndpoint(
       if (socket.destroyed) return;
     }
     const remoteAddress = req.socket.remoteAddress;
-    const key = callerKey({ principal, remoteAddress });
+    const key = server.callerKey({ principal, remoteAddress });
     if (connections.size + reserved >= maxConnections) {
       return refuseUpgrade(
         socket,

@@ -1,6 +1,7 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
 import type { LazyAbort } from '../lazy-abort.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
+import { asToolError } from '../tool-errors.js';
 import type { PromisedJob } from '../work-queue.js';
 import { LeasedWork, type LeasedWorkOptions } from './leases.js';
 import type { PromiseRecord, Settlement } from './store.js';
@@ -145,7 +146,8 @@ export class PromiseManager {
     const { settlement } = record;
     if ('error' in settlement) {
       const e = settlement.error;
-      throw new McpLiteError(asErrorCode(e.code), e.message, e.data);
+      // The work's own failure, as its call would have answered it (MCP: an isError result).
+      throw asToolError(new McpLiteError(asErrorCode(e.code), e.message, e.data));
     }
     return { outcome: settlement.outcome, processingTimeMs: settlement.processingTimeMs };
   }

@@ -14,7 +14,7 @@ export interface PromiseRecord {
   tool: string;
   status: PromiseStatus;
   /**
-   * `callerKey` of whoever made it (`principal:<id>`, `addr:<ip>` or `anonymous`). Per-caller quotas count
+   * `callerKey` of whoever made it (`principal:<id>`, `addr:<IPv4>`, `addr:<IPv6 prefix>/<bits>` or `anonymous`). Per-caller quotas count
    * against it; a promise made by an authenticated principal is unknown to every other caller.
    */
   owner: string;

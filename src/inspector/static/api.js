@@ -1,10 +1,9 @@
 // @ts-check
-/** The page's side of the local API: every request carries this run's token; rounds arrive as SSE. */
-
-const tokenMeta = /** @type {HTMLMetaElement | null} */ (
-  document.querySelector('meta[name="mcplite-inspector-token"]')
-);
-const TOKEN = tokenMeta?.content ?? '';
+/**
+ * The page's side of the local API; rounds arrive as SSE. The page holds no secret: its HttpOnly cookie (what the
+ * URL's token was exchanged for) goes with each request, and the custom header below, which only a same-origin
+ * script can send without a CORS preflight, says the request comes from the page itself.
+ */
 let bearer = sessionStorage.getItem('mcplite-bearer') ?? '';
 
 /** Sets the bearer token sent on to a server that requires one (kept for this tab only). @param {string} value */
@@ -16,7 +15,7 @@ export function setBearer(value) {
 /** @returns {Record<string, string>} */
 function headers() {
   /** @type {Record<string, string>} */
-  const h = { 'x-mcplite-inspector': TOKEN };
+  const h = { 'x-mcplite-inspector': 'page' };
   if (bearer) h.authorization = `Bearer ${bearer}`;
   return h;
 }

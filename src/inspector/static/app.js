@@ -1,7 +1,7 @@
 // @ts-check
 /** The inspector page: catalog, call form, live rounds, history, copy-as. */
 import { getJson, postJson, postRound, setBearer } from './api.js';
-import { clearErrors, el, markErrors, renderSchemaForm } from './form.js';
+import { clearErrors, el, markErrors, markMissing, renderSchemaForm } from './form.js';
 import { promisePanel } from './promise.js';
 import { outcomePanel, pretty, rawResponse, renderMeta } from './render.js';
 
@@ -12,8 +12,8 @@ const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 let tools = [];
 /** @type {any} */
 let current;
-/** @type {() => Record<string, unknown>} */
-let readArgs = () => ({});
+/** @type {() => { args: Record<string, unknown>, missing: string[] }} */
+let readForm = () => ({ args: {}, missing: [] });
 /** @type {AbortController | undefined} */
 let running;
 /** @type {{ tool: string, args: Record<string, unknown>, outcome: string, at: string }[]} */
@@ -34,7 +34,11 @@ async function start() {
   });
   $('call-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    void call(current.name, readArgs());
+    const { args, missing } = readForm();
+    clearErrors($('call-form'));
+    // A call without a required field would only come back as the server's error: say it here, send nothing.
+    if (missing.length > 0) markMissing($('call-form'), missing);
+    else void call(current.name, args);
   });
   for (const button of document.querySelectorAll('[data-copy]')) {
     button.addEventListener('click', () => void copy(button.getAttribute('data-copy') ?? 'cli'));
@@ -91,7 +95,7 @@ function select(name, args) {
   $('tool-view').hidden = false;
   $('tool-name').textContent = current.title ? `${current.title} (${name})` : name;
   $('tool-description').textContent = current.description ?? '';
-  readArgs = renderSchemaForm(current.inputSchema ?? {}, $('fields'), args);
+  readForm = renderSchemaForm(current.inputSchema ?? {}, $('fields'), args);
   $('copy-text').hidden = true;
   $('result').hidden = true;
 }
@@ -197,7 +201,13 @@ function elicitationForm(panel, outcome, id, refused) {
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    void round('answer', { id, values: read() }, false).then((o) => {
+    const { args: values, missing } = read();
+    clearErrors(form);
+    if (missing.length > 0) {
+      markMissing(form, missing);
+      return;
+    }
+    void round('answer', { id, values }, false).then((o) => {
       if (o?.type === 'error' && Array.isArray(o.error?.data?.errors)) markErrors(form, o.error.data.errors);
     });
   });
@@ -240,7 +250,7 @@ function renderHistory() {
 /** Shows (and copies) the current form's call as curl, a `mcplite call` line or client code. @param {string} kind */
 async function copy(kind) {
   if (!current) return;
-  const { body } = await postJson('snippets', { tool: current.name, arguments: readArgs() });
+  const { body } = await postJson('snippets', { tool: current.name, arguments: readForm().args });
   const text =
     body[kind] ?? body.error?.message ?? `no ${kind} form for a ${$('binding').textContent} target`;
   const pre = $('copy-text');

@@ -5,7 +5,7 @@
  */
 
 /** @typedef {Record<string, any>} Schema */
-/** @typedef {{ present: boolean, value?: unknown }} Read */
+/** @typedef {{ present: boolean, value?: unknown, missing?: string[] }} Read `missing`: required paths left empty */
 /** @typedef {{ element: HTMLElement, read: () => Read }} Field */
 
 let ids = 0;
@@ -26,16 +26,46 @@ export function el(tag, attrs = {}, children = []) {
 }
 
 /**
- * Renders `schema` (an object schema) into `container` and returns a function that reads the value back.
- * `initial` prefills the fields (a history entry re-run); otherwise the schema's defaults do.
+ * Renders `schema` (an object schema) into `container` and returns a function that reads the value back, with the
+ * paths of the required fields left empty (those are not in `args`: a person who cleared a field means "nothing",
+ * not the empty string). `initial` prefills the fields (a history entry re-run); otherwise the schema's defaults do.
  * @param {Schema} schema @param {HTMLElement} container @param {unknown} [initial]
- * @returns {() => Record<string, unknown>}
+ * @returns {() => { args: Record<string, unknown>, missing: string[] }}
  */
 export function renderSchemaForm(schema, container, initial) {
   container.replaceChildren();
   const root = objectField(schema ?? {}, '', true, initial, true);
   container.append(root.element);
-  return () => /** @type {Record<string, unknown>} */ (root.read().value ?? {});
+  return () => {
+    const read = /** @type {Read} */ (root.read());
+    return { args: /** @type {Record<string, unknown>} */ (read.value ?? {}), missing: read.missing ?? [] };
+  };
+}
+
+/**
+ * A required field left empty is not sent, so the page says so itself: beside each such field, and in one line
+ * above the form's buttons.
+ * @param {HTMLElement} form @param {string[]} missing
+ */
+export function markMissing(form, missing) {
+  markErrors(
+    form,
+    missing.map((field) => ({ field, message: 'is required' })),
+  );
+  const found = form.querySelector('.form-problems');
+  const summary = found instanceof HTMLElement ? found : el('p', { class: 'form-problems', role: 'alert' });
+  if (!found) {
+    const actions = form.querySelector('.actions');
+    if (actions) actions.before(summary);
+    else form.append(summary);
+  }
+  summary.textContent = `Not sent: fill in the required ${missing.length === 1 ? 'field' : 'fields'} ${missing.join(', ')}`;
+  summary.hidden = false;
+}
+
+/** @param {boolean} required @param {string} path @returns {Read} */
+function empty(required, path) {
+  return required ? { present: false, missing: [path] } : { present: false };
 }
 
 /** @param {Schema} schema */
@@ -121,11 +151,16 @@ function objectField(schema, path, required, value, root) {
     read: () => {
       /** @type {Record<string, unknown>} */
       const out = {};
+      /** @type {string[]} */
+      const missing = [];
       for (const { name, f } of children) {
         const r = f.read();
         if (r.present) out[name] = r.value;
+        missing.push(...(r.missing ?? []));
       }
-      return { present: root || required || Object.keys(out).length > 0, value: out };
+      const present = root || required || Object.keys(out).length > 0;
+      // An optional object left wholly empty is not sent, so its required fields are not missing.
+      return { present, value: out, ...(present && missing.length > 0 ? { missing } : {}) };
     },
   };
 }
@@ -143,7 +178,7 @@ function enumField(schema, path, required, value) {
   return {
     element: wrap(schema, path, required, select),
     read: () =>
-      select.value === '' ? { present: false } : { present: true, value: options[Number(select.value)] },
+      select.value === '' ? empty(required, path) : { present: true, value: options[Number(select.value)] },
   };
 }
 
@@ -157,7 +192,7 @@ function numberField(schema, path, required, value) {
     element: wrap(schema, path, required, input),
     read: () => {
       const text = input.value.trim();
-      if (text === '') return { present: false };
+      if (text === '') return empty(required, path);
       const n = Number(text);
       return { present: true, value: Number.isNaN(n) ? text : n };
     },
@@ -200,9 +235,7 @@ function stringField(schema, path, required, value) {
   if (typeof value === 'string') input.value = value;
   return {
     element: wrap(schema, path, required, input),
-    // An empty optional field is left out; an empty required one is sent, so the server says what it needs.
-    read: () =>
-      input.value === '' && !required ? { present: false } : { present: true, value: input.value },
+    read: () => (input.value === '' ? empty(required, path) : { present: true, value: input.value }),
   };
 }
 
@@ -215,7 +248,7 @@ function jsonField(schema, path, required, value) {
     element: wrap(schema, path, required, input),
     read: () => {
       const text = input.value.trim();
-      if (text === '') return { present: false };
+      if (text === '') return empty(required, path);
       try {
         return { present: true, value: JSON.parse(text) };
       } catch {
@@ -268,8 +301,14 @@ function arrayField(schema, path, required, value) {
   return {
     element,
     read: () => {
-      const items = rows.map(({ f }) => f.read()).map((r) => (r.present ? r.value : null));
-      return { present: required || items.length > 0, value: items };
+      const reads = rows.map(({ f }) => f.read());
+      const missing = reads.flatMap((r) => r.missing ?? []);
+      const items = reads.map((r) => (r.present ? r.value : null));
+      return {
+        present: required || items.length > 0,
+        value: items,
+        ...(missing.length > 0 ? { missing } : {}),
+      };
     },
   };
 }
@@ -319,6 +358,7 @@ export function markErrors(form, errors) {
 /** @param {HTMLElement} form */
 export function clearErrors(form) {
   for (const n of form.querySelectorAll('[aria-invalid]')) n.removeAttribute('aria-invalid');
+  for (const n of form.querySelectorAll('.form-problems')) if (n instanceof HTMLElement) n.hidden = true;
   for (const n of form.querySelectorAll('[data-error-for]')) {
     if (n instanceof HTMLElement) {
       n.hidden = true;

@@ -1,5 +1,5 @@
 import { bindingOf, connect } from '../../client/index.js';
-import type { InspectorTarget } from '../target.js';
+import { type InspectorTarget, MAX_RESPONSE_BYTES } from '../target.js';
 import { createClientTarget } from './client.js';
 import { createMcpLiteHttpTarget } from './mcp-lite-http.js';
 import { fetchTransport } from './transport.js';
@@ -17,7 +17,13 @@ export async function inspectorTarget(
     const base = target.endsWith('/') ? target : `${target}/`;
     return createMcpLiteHttpTarget({ transport: fetchTransport(base), target: base, headers });
   }
-  const client = await connect(target, { headers: { ...headers }, stderr: 'ignore' });
+  // The client reads no more of any response than the inspector promises to (docs/inspector.md, Security).
+  const client = await connect(target, {
+    headers: { ...headers },
+    stderr: 'ignore',
+    maxResponseBytes: MAX_RESPONSE_BYTES,
+    maxStreamBytes: MAX_RESPONSE_BYTES,
+  });
   if (client.binding === 'mcp-lite-http') {
     await client.close();
     const base = target.endsWith('/') ? target : `${target}/`;

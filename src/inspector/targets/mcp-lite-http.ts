@@ -1,10 +1,12 @@
 import { createParser } from 'eventsource-parser';
+import { McpLiteError } from '../../core/errors.js';
 import type { WireTool } from '../../core/tool.js';
 import {
   type CallOptions,
   type Exchange,
   type InspectorOutcome,
   type InspectorTarget,
+  MAX_RESPONSE_BYTES,
   type ProtocolError,
   type RoundOptions,
   TargetError,
@@ -20,7 +22,7 @@ export interface McpLiteHttpTargetOptions {
   target?: string;
   /** Headers sent with every request (an `Authorization` given on the command line). */
   headers?: Readonly<Record<string, string>>;
-  /** Largest response body read, in bytes. Default 16 MiB. */
+  /** Largest response read, in bytes: a JSON body, or a whole SSE stream. Default 16 MiB. */
   maxResponseBytes?: number;
   /** Most bytes of a streamed (SSE) response kept for display; the rest is counted, not kept. Default 256 KiB. */
   maxShownStreamBytes?: number;
@@ -32,7 +34,7 @@ export interface McpLiteHttpTargetOptions {
  */
 export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): InspectorTarget {
   const { transport } = options;
-  const maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const maxShown = options.maxShownStreamBytes ?? 256 * 1024;
   let nextId = 1;
 
@@ -66,7 +68,10 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     try {
       text = await readText(raw.body, maxBytes);
     } catch (err) {
-      const error = { code: 'transport', message: (err as Error).message, status: raw.status };
+      const error =
+        err instanceof McpLiteError && err.code === 'payload_too_large'
+          ? tooLarge(maxBytes)
+          : { code: 'transport', message: (err as Error).message, status: raw.status };
       exchange.response = { status: raw.status, error: error.message };
       return { exchange, error };
     }
@@ -98,8 +103,14 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     let size = 0;
     try {
       for await (const chunk of raw.body) {
+        // The whole stream counts against the cap, not only what is shown: the parser holds an unfinished event,
+        // and every partial goes on to the page, so an endless stream would otherwise fill this process.
+        size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+        if (size > maxBytes) {
+          error = tooLarge(maxBytes);
+          break;
+        }
         const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-        size += text.length;
         if (shown.length < maxShown) shown += text.slice(0, maxShown - shown.length);
         else omitted += text.length;
         parser.feed(text);
@@ -114,7 +125,7 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
       events: shown + (omitted > 0 ? `\n… ${omitted} more characters not shown` : ''),
     };
     if (!result && !error) {
-      error = { code: 'transport', message: `The stream ended without a result (${size} characters read)` };
+      error = { code: 'transport', message: `The stream ended without a result (${size} bytes read)` };
     }
     return { ...(result ? { result } : {}), ...(error ? { error } : {}) };
   }
@@ -170,6 +181,21 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     cancel: (token, opts = {}) => callRound('cancel', { promise: token }, opts),
     async close() {},
   };
+}
+
+/** The error a response past the inspector's cap becomes: the page shows it instead of the (unread) rest. */
+function tooLarge(maxBytes: number): ProtocolError {
+  return {
+    code: 'payload_too_large',
+    message: `The target's response is larger than ${sizeLabel(maxBytes)}, the most the inspector reads; the rest was not read`,
+    data: { maxResponseBytes: maxBytes },
+  };
+}
+
+/** Bytes as a person reads them: "16 MiB" rather than 16777216. */
+export function sizeLabel(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
 }
 
 /** A JSON-RPC response (or a listing) as a result or a protocol error. */

@@ -1,17 +1,26 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { quitRedis, redisSubscriber } from './connection.js';
+import { quitRedis, redisSubscriber, storeUnavailable } from './connection.js';
 import { within } from './queue-shutdown.js';
 
 const RESYNC = Symbol('resync');
+/** Emitted with the error waiters reject with when either connection drops. */
+const LOST = Symbol('lost');
 
 /** One `waitSettled` call's view of its promise's changes (`PromiseEvents.waiter`). */
 export interface Waiter {
-  /** Resolves once this process hears the promise's channel (or after `ms`: a slow SUBSCRIBE only delays a wake). */
+  /**
+   * Resolves once this process hears the promise's channel (or after `ms`: a slow SUBSCRIBE only delays a wake).
+   * Rejects with `unavailable` when the Redis connection drops meanwhile.
+   */
   subscribed(ms: number): Promise<void>;
   /** Forgets the changes heard so far: call it before reading the record. */
   reset(): void;
-  /** Resolves at once when a change (or abort, or resync) came since `reset`, else at the next one or after `ms`. */
+  /**
+   * Resolves at once when a change (or abort, or resync) came since `reset`, else at the next one or after `ms`.
+   * Rejects with `unavailable` as soon as the Redis connection drops: a waiter cannot hear a change then, and the
+   * caller is promised a clear error at once rather than a silent wait until its deadline.
+   */
   changed(ms: number): Promise<void>;
   /** Ends this waiter's listening; the channel is left when it was the last. */
   done(): void;
@@ -23,7 +32,8 @@ export interface Waiter {
  *   nobody waits for costs no message;
  * - channel `P events`: cancels, for every replica's cancel listeners (the handler may run anywhere).
  * Messages are `s:<token>` (settled) and `c:<token>` (cancelled). After a reconnection every waiter reads its
- * record again (what was published meanwhile is lost).
+ * record again (what was published meanwhile is lost). When the command or the subscriber connection drops,
+ * every waiter fails at once with `unavailable` (Redis down means no change can be heard nor read).
  */
 export class PromiseEvents {
   /** The store's channel (cancels). */
@@ -34,9 +44,14 @@ export class PromiseEvents {
   /** The promise channels subscribed here, with how many waiters need each and the SUBSCRIBE's reply. */
   private readonly watched = new Map<string, { waiters: number; subscribed: Promise<unknown> }>();
   private closed = false;
+  /** Fails every waiter when a connection drops; kept to be removed from a shared client on close. */
+  private readonly onConnectionLost = () => {
+    if (this.closed) return;
+    this.local.emit(LOST, storeUnavailable(new Error('the connection to Redis was lost')));
+  };
 
   constructor(
-    client: Redis,
+    private readonly client: Redis,
     private readonly prefix: string,
   ) {
     this.channel = `${prefix}events`;
@@ -44,6 +59,11 @@ export class PromiseEvents {
     this.subscriber = redisSubscriber(client);
     this.subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     this.subscriber.on('ready', () => void this.subscribe());
+    // 'close' comes first when a connection drops (a reconnection follows); 'end' when none will.
+    for (const connection of [client, this.subscriber]) {
+      connection.on('close', this.onConnectionLost);
+      connection.on('end', this.onConnectionLost);
+    }
   }
 
   /** How many local listeners and promise channels the waiters hold right now (0 when nobody waits). */
@@ -67,33 +87,53 @@ export class PromiseEvents {
   waiter(token: string, signal?: AbortSignal): Waiter {
     const event = `t:${token}`;
     let woken = false;
+    let lost: Error | undefined;
     let wake: (() => void) | undefined;
     const onEvent = () => {
       woken = true;
       wake?.();
     };
+    const onLost = (err: Error) => {
+      lost ??= err;
+      wake?.();
+    };
     this.local.on(event, onEvent);
     this.local.on(RESYNC, onEvent);
+    this.local.on(LOST, onLost);
     signal?.addEventListener('abort', onEvent);
+    // The command connection already down: its 'close' was before this waiter listened.
+    if (this.client.status !== 'ready' && !this.closed) {
+      lost = storeUnavailable(new Error(`the connection to Redis is ${this.client.status}`));
+    }
     const subscribed = this.watch(token);
+    const woke = new Promise<void>((resolve) => (wake = resolve));
     let done = false;
+    const failIfLost = () => {
+      if (lost) throw lost;
+    };
     return {
       subscribed: async (ms) => {
-        await within(subscribed, ms);
+        failIfLost();
+        await within(Promise.race([subscribed, woke]), ms);
+        failIfLost();
       },
       reset: () => {
         woken = false;
       },
       changed: async (ms) => {
+        failIfLost();
         if (woken) return;
         await within(new Promise<void>((resolve) => (wake = resolve)), ms);
         wake = undefined;
+        failIfLost();
       },
       done: () => {
         if (done) return;
         done = true;
+        wake = undefined;
         this.local.off(event, onEvent);
         this.local.off(RESYNC, onEvent);
+        this.local.off(LOST, onLost);
         signal?.removeEventListener('abort', onEvent);
         this.unwatch(token);
       },
@@ -105,6 +145,8 @@ export class PromiseEvents {
     this.closed = true;
     this.local.emit(RESYNC);
     this.cancelListeners.clear();
+    this.client.off('close', this.onConnectionLost);
+    this.client.off('end', this.onConnectionLost);
     await quitRedis(this.subscriber);
   }
 

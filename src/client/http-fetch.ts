@@ -1,0 +1,81 @@
+import { McpLiteError } from '../core/errors.js';
+import { boundExceeded } from './limits.js';
+
+/** Redirects followed in a row before giving up (as browsers and the MCP SDK do, fewer). */
+const MAX_REDIRECTS = 5;
+
+/**
+ * `fetch` that follows a redirect only within the request's origin, and for a POST only when the method and
+ * body are kept (307, 308). Anything else is refused with `unavailable` (`data.reason: "redirect_refused"`) before
+ * a byte goes there: fetch's own `follow` would take the custom headers and the body to another origin (it drops
+ * only `Authorization`), which is how a `-H "X-Custom: secret"` reached a third party.
+ */
+export async function fetchWithinOrigin(url: string | URL, init: RequestInit): Promise<Response> {
+  let current = new URL(url);
+  const method = (init.method ?? 'GET').toUpperCase();
+  for (let hops = 0; ; hops++) {
+    const res = await fetch(current, { ...init, redirect: 'manual' });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+    if (location === null) return res;
+    await res.body?.cancel().catch(() => {});
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw redirectRefused(res.status, location, 'its Location is not a URL');
+    }
+    const keepsMethod = res.status === 307 || res.status === 308 || method === 'GET' || method === 'HEAD';
+    const why =
+      next.origin !== current.origin
+        ? 'it leads to another origin'
+        : next.username !== current.username || next.password !== current.password
+          ? 'it changes the credentials in the URL'
+          : !keepsMethod
+            ? `a ${res.status} would turn the ${method} into a GET`
+            : hops >= MAX_REDIRECTS
+              ? `more than ${MAX_REDIRECTS} redirects`
+              : undefined;
+    if (why) throw redirectRefused(res.status, shown(next), why);
+    current = next;
+  }
+}
+
+/** A redirect target as shown in errors: no credentials, query or fragment (they may carry secrets). */
+function shown(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+function redirectRefused(status: number, location: string, why: string): McpLiteError {
+  return new McpLiteError('unavailable', `Redirect (HTTP ${status}) to ${location} not followed: ${why}`, {
+    reason: 'redirect_refused',
+    http_status: status,
+    location,
+  });
+}
+
+/**
+ * The body as text, refusing one over `limit` bytes (by its Content-Length, or as it arrives) with
+ * `payload_too_large`: `res.text()` would buffer whatever the server sends.
+ */
+export async function readBoundedText(res: Response, limit: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => {});
+    throw boundExceeded('maxResponseBytes', limit);
+  }
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw boundExceeded('maxResponseBytes', limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
