@@ -2,7 +2,8 @@
 // over MCP-lite HTTP, stateless MCP, Webtools (the whole catalog as the webtool "client-bench") and gRPC,
 // announcing its HTTP URL and gRPC port on stdout; with `--stdio`, over MCP on stdin/stdout instead (one
 // connection, the process ends when stdin does).
-import { createServer, serve, serveStdio } from '../dist/src/index.js';
+import { createServer } from '../dist/src/index.js';
+import { serve, serveStdio } from '../dist/src/node.js';
 
 const echo = {
   name: 'echo',

@@ -1,7 +1,8 @@
 // The server of the promises section, run as its own process with --expose-gc so that its memory can be
 // measured alone: a long-running tool that waits for its signal (it ends only when cancelled). The parent asks
 // for measurements over IPC; SIGTERM closes the server the way the CLI does.
-import { createServer, serve } from '../dist/src/index.js';
+import { createServer } from '../dist/src/index.js';
+import { serve } from '../dist/src/node.js';
 import { exitOnSigterm, quickTool } from './support.js';
 
 const wait = {

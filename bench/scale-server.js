@@ -6,7 +6,8 @@
 // runs it, and MCP sessions in RedisSessionStore), at REDIS_URL under SCALE_PREFIX; SCALE_LOCAL_FIRST=0 with it
 // sends every call through BullMQ (`--no-local-first`), to tell what the queue costs. SIGTERM closes the server the
 // way the CLI does.
-import { createServer, MemoryPromiseStore, serve } from '../dist/src/index.js';
+import { createServer, MemoryPromiseStore } from '../dist/src/index.js';
+import { serve } from '../dist/src/node.js';
 import { exitOnSigterm, quickTool } from './support.js';
 
 const STORE = process.env.SCALE_STORE ?? 'memory';

@@ -3,9 +3,10 @@
  * `npm run conformance`: starts the conformance fixture (examples/conformance/serve.ts) on a free loopback port
  * and runs the official suite, `@modelcontextprotocol/conformance server --suite all`, against its `/mcp` with
  * the pinned Node 22 binary of tools/node22 (the suite needs Node >= 22; see scripts/node22.mjs). Extra arguments go to the
- * suite (e.g. `-- --scenario tools-list`). Then, unless extra arguments were given, the suite's client scenarios
- * run against the mcplite client (examples/conformance/client.ts); `-- --client` runs only those. Exits non-zero
- * when any check fails.
+ * suite (e.g. `-- --scenario tools-list`). Then, unless extra arguments were given, every client scenario of the
+ * 2025-11-25 and 2026-07-28 requirement sets (each at its revision, one at a time) and the client-credentials
+ * extension scenarios run against the mcplite client (examples/conformance/client.ts); `-- --client` runs only
+ * those. Exits non-zero when any check fails (the suite fails a scenario on a failed check or a warning).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -23,40 +24,55 @@ const suite = join(
 );
 const tsx = join(dirname(require.resolve('tsx/package.json')), 'dist', 'cli.mjs');
 
-/**
- * The client scenarios the mcplite client passes, with the revision each runs at (none: the suite's default, a
- * handshake revision). The auth/* scenarios are not here: the client has no OAuth flow. Neither are
- * http-custom-headers and json-schema-2020-12-preservation, which need a client that calls tools with values
- * the scenario supplies or echoes schemas back, which a generic client does not; nor request-metadata, whose checks
- * pass but which also wants a retry at another revision after a -32022, which the client does not do yet.
- */
-const CLIENT_SCENARIOS = [
-  ['initialize'],
-  ['tools_call'],
-  ['elicitation-sep1034-client-defaults'],
-  ['sse-retry'],
-  ['tools_call', '2026-07-28'],
-  ['sep-2322-client-request-state', '2026-07-28'],
-  ['http-standard-headers', '2026-07-28'],
-  ['http-invalid-tool-headers', '2026-07-28'],
-  ['json-schema-ref-no-deref', '2026-07-28'],
-];
+/** The requirement sets whose client scenarios all run, each scenario at its set's revision. */
+const REVISIONS = ['2025-11-25', '2026-07-28'];
+/** Extension scenarios run besides (unscored by the suite, failing here like any other): machine clients. */
+const EXTENSIONS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt'];
 
 const extra = process.argv.slice(2);
 const clientOnly = extra.includes('--client');
 let code = clientOnly ? 0 : await runServerSuite(extra);
 if (clientOnly || extra.length === 0) {
   const command = `${process.execPath} ${tsx} ${join(root, 'examples/conformance/client.ts')}`;
-  for (const [scenario, version] of CLIENT_SCENARIOS) {
+  const runs = [];
+  for (const revision of REVISIONS)
+    for (const scenario of await clientScenarios(revision)) runs.push([scenario, revision]);
+  for (const scenario of EXTENSIONS) runs.push([scenario, undefined]);
+  const failed = [];
+  for (const [scenario, revision] of runs) {
     const args = [suite, 'client', '--command', command, '--scenario', scenario];
-    if (version) args.push('--spec-version', version);
-    process.stdout.write(`\n== client scenario ${scenario}${version ? ` (${version})` : ''}\n`);
+    if (revision) args.push('--spec-version', revision);
+    process.stdout.write(`\n== client scenario ${scenario}${revision ? ` (${revision})` : ' (extension)'}\n`);
     const run = spawn(node22, args, { cwd: root, stdio: 'inherit' });
     const c = await new Promise((resolve) => run.once('exit', (x) => resolve(x ?? 1)));
-    if (c !== 0) code = c;
+    if (c !== 0) {
+      code = c;
+      failed.push(`${scenario}${revision ? ` (${revision})` : ''}`);
+    }
   }
+  process.stdout.write(
+    `\n== client scenarios: ${runs.length - failed.length} of ${runs.length} passed${failed.length ? `; failed: ${failed.join(', ')}` : ''}\n`,
+  );
 }
 process.exit(code);
+
+/** The client scenarios a requirement set names, as the suite lists them (`list --client --requirements`). */
+async function clientScenarios(revision) {
+  const list = spawn(node22, [suite, 'list', '--client', '--requirements', revision], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  list.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  await new Promise((resolve) => list.once('exit', resolve));
+  // The "Client scenarios" section only: what follows it ("Run and reported, but never scored") is not required.
+  const section = out.split(/^Client scenarios.*$/m)[1]?.split(/^\S/m)[0] ?? '';
+  const names = [...section.matchAll(/^\s+- (\S+)\s*$/gm)].map((m) => m[1]);
+  if (names.length === 0) throw new Error(`The suite listed no client scenarios for ${revision}`);
+  return names;
+}
 
 /** Starts the fixture and runs the server suite against it. */
 async function runServerSuite(extra) {

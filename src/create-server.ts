@@ -1,3 +1,4 @@
+import { type Authenticate, anyOf } from './core/auth.js';
 import type { PromiseStore } from './core/promises/store.js';
 import type { RateLimitOptions } from './core/rate-limit.js';
 import { ToolServer } from './core/server.js';
@@ -15,6 +16,12 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
    * an object sets the burst and the bucket store too (default: a bounded in-memory store). Default: none.
    */
   rateLimit?: number | RateLimitOptions;
+  /**
+   * How callers authenticate on every HTTP binding and gRPC: `oauthResourceServer({ issuer, resource })` for OAuth
+   * 2.1 access tokens, `bearerAuth([...])` for a fixed token list, or any `Authenticate` hook. Given together with
+   * `authenticate`, a caller either accepts is let in (`anyOf`).
+   */
+  auth?: Authenticate;
 }
 
 /**
@@ -22,11 +29,14 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
  * errors, a throwing handler's among them, logged to stderr unless `logger` says otherwise). Serve it with `serve`.
  */
 export function createServer(options: ServerOptions): ToolServer {
-  const { promiseStore, rateLimit, ...rest } = options;
+  const { promiseStore, rateLimit, auth, ...rest } = options;
+  const authenticate =
+    auth && rest.authenticate ? anyOf(rest.authenticate, auth) : (auth ?? rest.authenticate);
   const store = promiseStore === false ? undefined : (promiseStore ?? new MemoryPromiseStore());
   const limit = typeof rateLimit === 'number' ? { requestsPerSecond: rateLimit } : rateLimit;
   return new ToolServer({
     ...rest,
+    ...(authenticate ? { authenticate } : {}),
     elicitationNonceStore: rest.elicitationNonceStore ?? new MemoryElicitationNonceStore(),
     ...(store ? { promiseStore: store } : {}),
     ...(limit ? { rateLimit: { ...limit, store: limit.store ?? new MemoryRateLimitStore() } } : {}),

@@ -1,23 +1,14 @@
 /**
  * mcplite: define tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and full MCP (Streamable HTTP, stdio).
- * How it is built: docs/architecture.md.
+ * How it is built: docs/architecture.md. This root entry is the portable core: it reaches no `node:*` module, no
+ * `ws` and no gRPC (test/root-entry-imports.test.ts), so it loads on Workers, Deno and Bun. Each binding's factory
+ * has its subpath (`mcplite/http`, `mcplite/mcp`, `mcplite/webtools`, `mcplite/fetch`), serving on Node is
+ * `mcplite/node`, and every symbol has exactly one import path.
  */
-export { toFetchHandler } from './adapters/fetch.js';
-export { listenNode, type NodeListening, toNodeListener, type UpgradeHandler } from './adapters/node.js';
 export { composeHandlers } from './bindings/common/compose.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
-export { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
-export {
-  type McpLiteStdioOptions,
-  type McpLiteStdioServer,
-  serveMcpLiteStdio,
-} from './bindings/http/stdio.js';
-export { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
-export type { McpNativeContext, McpNativePrompt, McpNativeTool } from './bindings/mcp/native.js';
-export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio.js';
-export { createWebtoolsBinding, type WebtoolsBindingOptions } from './bindings/webtools/index.js';
-export { createMcpLiteWsBinding, type McpLiteWsOptions, type WsEndpoint } from './bindings/ws/index.js';
-export { type Authenticate, bearerAuth, type Credentials, type Principal } from './core/auth.js';
+export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
+export { type Authenticate, anyOf, bearerAuth, type Credentials, type Principal } from './core/auth.js';
 export type { CallRequest } from './core/call-request.js';
 export { callerKey } from './core/caller.js';
 export type { Listing } from './core/catalog.js';
@@ -25,9 +16,26 @@ export { type ContentBlock, type ResourceContents, type RichContent, richContent
 export type { ElicitationReply } from './core/elicitations.js';
 export { ERROR_CODES, type ErrorCode, McpLiteError } from './core/errors.js';
 export type { NeutralHandler, NeutralRequest, NeutralResponse } from './core/http.js';
+export type { InferInput, InferOutput } from './core/infer.js';
 export { consoleLogger, type LogLevelName, stderrLogger } from './core/log-output.js';
 export { type ConsoleLike, type Logger, type LoggerLike, silentLogger } from './core/logger.js';
+export {
+  type CacheResultsOptions,
+  cacheResults,
+  type LogCallsOptions,
+  logCalls,
+  type TimeoutLimit,
+  timeout,
+  visibleTools,
+} from './core/middleware/index.js';
 export { type LogNotice, logToClient, type ProgressNotice, reportProgress } from './core/notices.js';
+export type { ProtectedResource } from './core/oauth/protected-resource.js';
+export {
+  type IntrospectionSettings,
+  type OAuthResourceServerOptions,
+  oauthResourceServer,
+} from './core/oauth/resource-server.js';
+export type { Middleware, Next, Operation, OperationCaller, OperationMethod } from './core/operation.js';
 export {
   answer,
   type CallResult,
@@ -62,10 +70,17 @@ export type {
   SessionStoreOptions,
   TaskResumeData,
 } from './core/session-state.js';
-export { defineTool, type ToolContext, type ToolDefinition, type ToolHandler } from './core/tool.js';
+export {
+  defineTool,
+  type ElicitationAnswers,
+  type ToolAuth,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHandler,
+  type TypedTool,
+} from './core/tool.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
 export { createServer, type ServerOptions } from './create-server.js';
-export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';
 export { MemoryPromiseStore, type MemoryPromiseStoreOptions } from './stores/memory.js';
 export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './stores/memory-rate-limit.js';
 export { MemorySessionStore } from './stores/memory-sessions.js';

@@ -3,6 +3,7 @@ import type { GrpcListening } from './bindings/grpc/listen.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import type { Metrics } from './metrics.js';
+import { loadOptional } from './optional-peers.js';
 
 /**
  * The operations side of `serve`: liveness and readiness (`/healthz`, `/readyz`, the gRPC health service) and
@@ -73,7 +74,7 @@ async function metricsHandler(
 ): Promise<NeutralHandler> {
   const { path, metrics } = option === true ? {} : option;
   if (metrics) return path === undefined ? metrics.handler : metrics.handlerAt(path);
-  const { createMetrics } = await import('./metrics.js');
+  const { createMetrics } = await loadOptional('metrics', () => import('./metrics.js'));
   return createMetrics({ ...(path !== undefined ? { path } : {}), queueStats: () => server.queueStats() })
     .handler;
 }

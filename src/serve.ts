@@ -3,8 +3,10 @@ import { type ListenOptions, listenNode, type NodeListening } from './adapters/n
 import { composeHandlers } from './bindings/common/compose.js';
 import { Readiness } from './bindings/common/health.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
+import { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
-import { createHttpBinding, type HttpBindingOptions, normaliseBase } from './bindings/http/index.js';
+import { normaliseBase } from './bindings/http/base-path.js';
+import { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
 import { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
 import {
   createLegacySseBinding,
@@ -23,6 +25,7 @@ import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import type { SessionStateStore } from './core/session-state.js';
 import type { Inspector, InspectorOptions } from './inspector/index.js';
+import { loadOptional, MissingPeerError } from './optional-peers.js';
 import { followReadiness, type OpsOptions, opsHandlers } from './serve-ops.js';
 
 /** Options of `serve`: where to listen, the HTTP binding's options and the local-bind protection. */
@@ -137,6 +140,8 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       : createLegacySseBinding(server, {
           maxBodyBytes: options.maxBodyBytes,
           ...engineOptions(options.mcp),
+          // One engine per server: every MCP transport answers with the same methods, tools and flights.
+          ...(mcp ? { engine: mcp.engine } : {}),
           ...options.legacySse,
           ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
         });
@@ -157,6 +162,8 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
   let handler = composeHandlers(
     // First: cheap, and answered whatever the bindings' auth.
     ...ops,
+    // RFC 9728 metadata, which a client reads before it has a token (declines unless auth is OAuth).
+    createProtectedResourceHandler(server),
     httpBinding,
     ...webtools,
     ...(mcp ? [mcp] : []),
@@ -188,6 +195,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
           allowedHosts: options.allowedHosts,
           allowedOrigins: options.allowedOrigins,
           ...engineOptions(options.mcp),
+          ...(mcp ? { engine: mcp.engine } : {}),
           ...options.mcpWs,
           path: options.mcpPath ?? '/mcp',
         });
@@ -206,7 +214,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
   if (options.grpcPort !== undefined && options.grpcPort !== false) {
     try {
       // Loaded on demand, so HTTP-only servers do not pay for loading grpc-js and the protos.
-      const { listenGrpc } = await import('./bindings/grpc/listen.js');
+      const { listenGrpc } = await loadOptional('grpc', () => import('./bindings/grpc/listen.js'));
       grpc = await listenGrpc(server, {
         port: options.grpcPort,
         host: options.grpcHost ?? host,
@@ -217,6 +225,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     } catch (err) {
       http.server.closeAllConnections();
       await http.close();
+      if (err instanceof MissingPeerError) throw err;
       throw new ListenError('grpc', options.grpcHost ?? host, options.grpcPort, err);
     }
   }

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAISDKTools } from '../src/client/ai.js';
 import { type Client, connect } from '../src/client/index.js';
 import { toLangChainTools } from '../src/client/langchain.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { aborted, clientTools } from './support/client-fixture.js';
 
 let running: RunningServer;

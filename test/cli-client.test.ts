@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve, type ToolDefinition } from '../src/index.js';
+import { createServer, type ToolDefinition } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { clientTools } from './support/client-fixture.js';
 import { freePort } from './support/free-port.js';
 

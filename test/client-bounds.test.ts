@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectOptions, connect, McpLiteError } from '../src/client/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { clientTools } from './support/client-fixture.js';
 
 const MiB = 1024 * 1024;

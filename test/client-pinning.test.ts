@@ -13,13 +13,8 @@ import {
   type Lockfile,
   McpLiteError,
 } from '../src/client/index.js';
-import {
-  createServer,
-  type RunningServer,
-  serve,
-  type ToolDefinition,
-  type ToolServer,
-} from '../src/index.js';
+import { createServer, type ToolDefinition, type ToolServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { clientTools } from './support/client-fixture.js';
 
 const NAME = 'pin-fixture';

@@ -12,7 +12,8 @@ import {
   McpLiteError,
   type Outcome,
 } from '../src/client/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { aborted, clientTools } from './support/client-fixture.js';
 import { freePort } from './support/free-port.js';
 

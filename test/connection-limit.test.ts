@@ -5,7 +5,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, defineTool, type RunningServer, serve } from '../src/index.js';
+import { createServer, defineTool } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { makeClient, unary } from './support/grpc-client.js';
 
 const tools = [defineTool({ name: 'ping', description: 'Answers pong', handler: () => 'pong' })];

@@ -11,7 +11,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConnectOptions, connect } from '../src/client/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import {
   answer,
   type Case,

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, serve, type ToolServer } from '../src/index.js';
+import type { ToolServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { RedisSessionStore } from '../src/stores/redis/session-store.js';
 import { aborted, EXIT, httpTranscript, INITIALIZE, makeServer, post } from './support/draft-dialect.js';
 

@@ -10,15 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearerAuth,
-  createServer,
-  defineTool,
-  elicit,
-  type RunningServer,
-  serve,
-  type ToolDefinition,
-} from '../src/index.js';
+import { bearerAuth, createServer, defineTool, elicit, type ToolDefinition } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { RedisElicitationNonceStore } from '../src/stores/redis/elicitation-nonce-store.js';
 import { callMessage, rpc } from './support/mcp-lite-http.js';
 import { deletePrefix } from './support/scale-cluster.js';

@@ -5,7 +5,8 @@
  */
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, McpLiteError, type RunningServer, serve } from '../src/index.js';
+import { createServer, McpLiteError } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { makeClient, toolRequest, unary } from './support/grpc-client.js';
 
 const logged: Array<{ obj: unknown; msg: string | undefined }> = [];

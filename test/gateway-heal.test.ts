@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstreamLabel } from '../src/client/gateway-upstream.js';
 import { type Client, connect, McpLiteError } from '../src/client/index.js';
+import { upstreamLabel } from '../src/gateway/upstream.js';
 import { type Cli, logLine, ROOT, run } from './support/cli-process.js';
 
 const SERVER = join(ROOT, 'test/support/unruly-stdio-server.mjs');

@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayTools } from '../src/client/gateway.js';
 import { type Client, connect, type Outcome } from '../src/client/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { gatewayTools } from '../src/gateway/gateway-tools.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import {
   type EverythingHttp,
   startEverythingHttp,

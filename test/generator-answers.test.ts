@@ -9,7 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COLLECTED_YIELDS } from '../src/core/handler-value.js';
-import { createServer, defineTool, type RunningServer, serve, silentLogger } from '../src/index.js';
+import { createServer, defineTool, silentLogger } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { postJson, postSse, readSse } from './support/http-harness.js';
 
 const tools = [

@@ -5,7 +5,8 @@
  */
 import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, defineTool, type RunningServer, serve } from '../src/index.js';
+import { createServer, defineTool } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import {
   jsonToStruct,
   type McpLiteClient,

@@ -1,12 +1,13 @@
 /**
  * gRPC server reflection serves descriptors strict tooling accepts (issue 9; grpc/grpc-node#3034): a client that
  * knows only the address resolves mcplite.MCPLite purely from reflection into a strict registry, then calls it
- * with the README's grpcurl requests, typed as protobuf JSON. Before the fix, mcplite.proto came back with no
+ * with the grpcurl requests of docs/bindings.md, typed as protobuf JSON. Before the fix, mcplite.proto came back with no
  * dependencies and the Struct types in a made-up `google_protobuf.proto`, and the registry refused it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { callJson, type Reflected, reflect } from './support/reflection-client.js';
 
 let running: RunningServer;

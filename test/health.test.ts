@@ -8,7 +8,8 @@ import { loadSync } from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { bearerAuth, createServer, type RunningServer, serve } from '../src/index.js';
+import { bearerAuth, createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 
 let running: RunningServer;
 let ready = true;

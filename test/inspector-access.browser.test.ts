@@ -8,7 +8,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { type Browser, launchBrowser } from './support/browser.js';
 import { chromiumMissing } from './support/inspector-browser.js';
 

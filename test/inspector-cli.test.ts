@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { type Cli, children, MAIN, run as runCli, runCommand } from './support/cli-process.js';
 
 // No token from the environment, and no display: the CLI must not try to open a browser here.

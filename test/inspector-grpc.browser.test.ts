@@ -5,16 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import {
-  createServer,
-  defineTool,
-  listenNode,
-  type NodeListening,
-  type RunningServer,
-  serve,
-} from '../src/index.js';
+import { createServer, defineTool } from '../src/index.js';
 import { createInspector, type InspectorTarget } from '../src/inspector/index.js';
 import { inspectorTarget } from '../src/inspector/targets/index.js';
+import { listenNode, type NodeListening, type RunningServer, serve } from '../src/node.js';
 import { type Browser, launchBrowser } from './support/browser.js';
 import { chromiumMissing } from './support/inspector-browser.js';
 

@@ -10,7 +10,8 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bearerAuth } from '../src/core/auth.js';
 import { reportProgress } from '../src/core/notices.js';
-import { createServer, elicit, type RunningServer, serve, type ToolDefinition } from '../src/index.js';
+import { createServer, elicit, type ToolDefinition } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 
 const aborted: string[] = [];
 const tools: ToolDefinition[] = [

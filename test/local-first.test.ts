@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
+import { createServer, type ToolServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../src/stores/redis/index.js';
 import { runCommand, start } from './support/cli-process.js';
 import { readSse } from './support/http-harness.js';

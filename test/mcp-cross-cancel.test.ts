@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { RedisSessionStore } from '../src/stores/redis/session-store.js';
 import { deletePrefix } from './support/scale-cluster.js';
 

@@ -11,7 +11,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConformanceFixture } from '../examples/conformance/fixture.js';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
+import { createServer, type ToolServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 
 type ToolResult = {
   content: Array<{ type: string; text?: string }>;

@@ -12,7 +12,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import { reportProgress } from '../src/core/notices.js';
-import { createServer, MemoryPromiseStore, type RunningServer, serve } from '../src/index.js';
+import { createServer, MemoryPromiseStore } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 
 /** How far each run of the tool got, by its `tag`. */
 const reached = new Map<string, number>();

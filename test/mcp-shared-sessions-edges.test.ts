@@ -8,7 +8,7 @@
  * without one; the Redis-down test runs either way).
  */
 import { describe, expect, it } from 'vitest';
-import { serve } from '../src/index.js';
+import { serve } from '../src/node.js';
 import { RedisSessionStore } from '../src/stores/redis/session-store.js';
 import {
   closeReplica,

@@ -20,7 +20,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createServer, type RunningServer, serve, silentLogger } from '../src/index.js';
+import { createServer, silentLogger } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { SECRET, toolErrorTools } from './support/tool-errors-fixture.js';
 
 /** The SDK's WebSocket transport needs a global WebSocket (Node 20 has none): the `ws` package's, as browsers dispatch. */

@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import WebSocket from 'ws';
 import { bearerAuth } from '../src/core/auth.js';
 import { reportProgress } from '../src/core/notices.js';
-import { createServer, elicit, type RunningServer, serve, type ToolDefinition } from '../src/index.js';
+import { createServer, elicit, type ToolDefinition } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { connectWs, eventually, refusal, type WsTestClient } from './support/ws-client.js';
 
 /**

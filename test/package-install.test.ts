@@ -2,10 +2,21 @@
  * mcplite as a dependency (issue 9): `npm pack` the repository, install the tarball into a scratch project in a
  * temporary folder (its dependencies come from the registry), import every subpath export package.json
  * declares, and run the installed CLI. Also: the licence file matches package.json, installing from git has a
- * `prepare` route, and the README and docs point only at files that exist.
+ * `prepare` route, and the README and docs point only at files that exist. Issue 26: the same tarball loads from
+ * CommonJS (`require`, Node 20.19+ / 22.12+ via require(esm)) and type-checks in a CommonJS TypeScript project
+ * (`module: nodenext`); the heavy parts (Redis, gRPC, metrics) are optional peers that a plain install leaves
+ * out, and the CLI says what to install when a flag needs them.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +30,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   license: string;
   exports: Record<string, unknown>;
   scripts: Record<string, string>;
+  dependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 const exec = promisify(execFile);
@@ -98,9 +110,12 @@ describe('the packed package', () => {
     });
     const exported = JSON.parse(stdout) as Record<string, string[] | { code: string; message: string }>;
     expect(Object.keys(exported).sort()).toEqual(subpaths.sort());
-    expect(exported['.']).toEqual(expect.arrayContaining(['createServer', 'defineTool', 'serve']));
-    expect(exported['./node']).toContain('listenNode');
-    expect(exported['./grpc']).toContain('listenGrpc');
+    expect(exported['.']).toEqual(expect.arrayContaining(['createServer', 'defineTool']));
+    // Serving on Node moved to mcplite/node (issue 26): one import path per symbol, and the root stays portable.
+    expect(exported['.']).not.toContain('serve');
+    expect(exported['./node']).toEqual(expect.arrayContaining(['serve', 'listenNode', 'serveStdio']));
+    // gRPC is an optional peer that this install did not pull in: the subpath fails for want of it alone.
+    expect(exported['./grpc']).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
     // A subpath built on an optional peer (not installed here) may only fail for want of that peer.
     const optional = Object.keys(pkg.peerDependenciesMeta ?? {});
     for (const sub of subpaths) {
@@ -115,6 +130,154 @@ describe('the packed package', () => {
       }
     }
   });
+
+  it('leaves the optional heavy peers out of a plain install', () => {
+    const modules = join(scratch, 'app', 'node_modules');
+    for (const heavy of [
+      'ioredis',
+      'bullmq',
+      '@grpc/grpc-js',
+      '@grpc/reflection',
+      'prom-client',
+      'protobufjs',
+    ])
+      expect(existsSync(join(modules, heavy)), heavy).toBe(false);
+    const peers = pkg.peerDependenciesMeta ?? {};
+    for (const heavy of ['ioredis', 'bullmq', '@grpc/grpc-js', 'prom-client'])
+      expect(peers[heavy]?.optional, heavy).toBe(true);
+  });
+
+  it('declares every dependency as a caret range (the lockfile pins)', () => {
+    const ranges = Object.entries(pkg.dependencies ?? {}).filter(([, range]) => !range.startsWith('^'));
+    expect(ranges).toEqual([]);
+  });
+
+  it('CLI flags that need a missing optional peer say what to install', async () => {
+    const cli = join(scratch, 'app', 'node_modules', '.bin', 'mcplite');
+    const run = (args: string[]) =>
+      exec(cli, args, {
+        cwd: join(scratch, 'app'),
+        timeout: 60_000,
+        env: { ...process.env, MCPLITE_SECRET: 'x'.repeat(64) },
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+    const redis = await run(['serve', '--demo', '--port', '0', '--redis', 'redis://127.0.0.1:1']);
+    expect(redis.code).toBe(2);
+    expect(redis.stderr).toContain('npm install ioredis bullmq');
+    const grpc = await run(['serve', '--demo', '--port', '0', '--grpc', '0']);
+    expect(grpc.code).toBe(2);
+    expect(grpc.stderr).toContain('npm install @grpc/grpc-js');
+  }, 120_000);
+
+  it('runs a TypeScript tool module without a build step, or says what it needs', async () => {
+    // The scratch project has no tsx: Node's own type stripping runs the module where this Node has it.
+    const app = join(scratch, 'app');
+    writeFileSync(
+      join(app, 'typed-tools.ts'),
+      "export const tools = [{ name: 'typed', description: 'd', inputSchema: { type: 'object' }, handler: (): string => 'ok' }];\n",
+    );
+    const cli = join(app, 'node_modules', '.bin', 'mcplite');
+    // --stdio with stdin closed at once: the server loads the module, sees the end of its input and exits 0.
+    const serving = exec(cli, ['serve', 'typed-tools.ts', '--stdio'], { cwd: app, timeout: 60_000 });
+    serving.child.stdin?.end();
+    const listed = await serving.then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+    const typescript = (process.features as { typescript?: unknown }).typescript;
+    const strips = typescript === 'strip' || typescript === 'transform';
+    if (strips) expect(listed.code, listed.stderr).toBe(0);
+    else {
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toContain('npm install --save-dev tsx');
+      expect(listed.stderr).toContain('Node 22.18+');
+    }
+  }, 120_000);
+
+  it('loads from CommonJS: require() of every subpath, and a CommonJS TypeScript project type-checks and runs', async () => {
+    const app = join(scratch, 'app', 'cjs');
+    await exec('mkdir', ['-p', join(app, 'node_modules', '@types')]);
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'scratch-cjs', private: true, type: 'commonjs' }),
+    );
+    const subpaths = Object.keys(pkg.exports).filter((sub) => !sub.endsWith('.json'));
+    const script = `
+      const out = {};
+      for (const sub of ${JSON.stringify(subpaths)}) {
+        const spec = sub === '.' ? 'mcplite' : 'mcplite' + sub.slice(1);
+        try { out[sub] = Object.keys(require(spec)).length; }
+        catch (err) { out[sub] = err.code + ': ' + err.message.split('\\n')[0]; }
+      }
+      console.log(JSON.stringify(out));
+    `;
+    const { stdout } = await exec(process.execPath, ['-e', script], { cwd: app });
+    const required = JSON.parse(stdout) as Record<string, number | string>;
+    const optional = Object.keys(pkg.peerDependenciesMeta ?? {});
+    for (const sub of subpaths) {
+      const got = required[sub];
+      if (typeof got === 'number') expect(got, sub).toBeGreaterThan(0);
+      else
+        expect(
+          optional.some((peer) => String(got).includes(`'${peer}'`)),
+          `${sub}: ${got}`,
+        ).toBe(true);
+    }
+    expect(typeof required['.']).toBe('number');
+    expect(typeof required['./node']).toBe('number');
+    expect(typeof required['./client']).toBe('number');
+
+    // A CommonJS TypeScript consumer: tsc resolves the types through the same exports map and emits require().
+    // skipLibCheck as `tsc --init` sets it: mcplite/node's declarations name gRPC and prom-client types, optional
+    // peers this install left out (README, Install).
+    symlinkSync(join(ROOT, 'node_modules', '@types', 'node'), join(app, 'node_modules', '@types', 'node'));
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'out',
+          types: ['node'],
+        },
+        files: ['main.ts'],
+      }),
+    );
+    writeFileSync(
+      join(app, 'main.ts'),
+      [
+        "import { createServer, defineTool } from 'mcplite';",
+        "import { connect } from 'mcplite/client';",
+        "import { serve } from 'mcplite/node';",
+        '',
+        "const hello = defineTool({ name: 'hello', description: 'Greets', inputSchema: { type: 'object' }, handler: () => 'hi from cjs' });",
+        'async function main(): Promise<void> {',
+        "  const running = await serve(createServer({ tools: [hello] }), { port: 0, host: '127.0.0.1' });",
+        "  const client = await connect(running.url + '/mcp');",
+        "  const result = await client.call('hello', {});",
+        '  console.log(JSON.stringify(result));',
+        '  await client.close();',
+        '  await running.close();',
+        '}',
+        'void main();',
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await exec(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).catch(
+      (err: { stdout: string }) => {
+        throw new Error(`tsc failed:\n${err.stdout}`);
+      },
+    );
+    const emitted = readFileSync(join(app, 'out', 'main.js'), 'utf8');
+    expect(emitted).toContain('require("mcplite")');
+    const ran = await exec(process.execPath, [join(app, 'out', 'main.js')], { cwd: app, timeout: 60_000 });
+    expect(ran.stdout).toContain('hi from cjs');
+  }, 180_000);
 
   it('the installed CLI runs and reports the package version', async () => {
     const { stdout } = await exec(join(scratch, 'app', 'node_modules', '.bin', 'mcplite'), ['--version'], {

@@ -7,7 +7,8 @@
  */
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearerAuth, createServer, type RunningServer, serve } from '../src/index.js';
+import { bearerAuth, createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { bearer, makeClient, toolRequest, unary } from './support/grpc-client.js';
 
 const running: RunningServer[] = [];

@@ -5,7 +5,8 @@
  */
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearerAuth, createServer, type RunningServer, serve } from '../src/index.js';
+import { bearerAuth, createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { MemoryRateLimitStore } from '../src/stores/memory-rate-limit.js';
 import { makeClient, toolRequest, unary } from './support/grpc-client.js';
 

@@ -4,7 +4,8 @@
  * redis-server on a free port, killed while a redeem waits over MCP-lite HTTP (a real socket).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { RedisPromiseStore } from '../src/stores/redis/index.js';
 import { freePort } from './support/free-port.js';
 import { RedisServer } from './support/scale-cluster.js';

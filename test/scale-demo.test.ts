@@ -1,5 +1,5 @@
 /**
- * `npm run scale-demo` as the README tells a newcomer to use it: the script (scripts/scale-demo.mjs) starts three
+ * `npm run scale-demo` as docs/scale-out.md tells a newcomer to use it: the script (scripts/scale-demo.mjs) starts three
  * fronts, a worker and HAProxy on the shared Redis, prints where the balancer is, serves a promise made through the
  * balancer and redeemed through it (so on another front), and on Ctrl-C (SIGINT) stops everything and deletes its
  * keys. `--help` prints the usage and starts nothing. Needs Redis at REDIS_URL, HAProxy and the built CLI

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { createServer, type RunningServer, serve } from '../src/index.js';
+import { createServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { callMessage, post, rpc } from './support/mcp-lite-http.js';
 
 let running: RunningServer;

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_BATCH_ANSWER_BYTES } from '../src/bindings/common/batch.js';
-import { createServer, defineTool, type RunningServer, serve } from '../src/index.js';
+import { createServer, defineTool } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { MemorySessionStore } from '../src/stores/memory-sessions.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve, type ToolServer } from '../src/index.js';
+import { createServer, type ToolServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../src/stores/redis/index.js';
 import { readSse } from './support/http-harness.js';
 import { deletePrefix } from './support/scale-cluster.js';

@@ -13,7 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z as zod4 } from 'zod';
 import { z as zod3 } from 'zod3';
 import { z as zod3v4 } from 'zod3/v4';
-import { createServer, defineTool, serve } from '../src/index.js';
+import { createServer, defineTool } from '../src/index.js';
+import { serve } from '../src/node.js';
 import { children, run } from './support/cli-process.js';
 import { callMessage, rpc } from './support/mcp-lite-http.js';
 

@@ -3,37 +3,87 @@
  * runs this with the scenario's server URL as the last argument, the scenario name in MCP_CONFORMANCE_SCENARIO
  * and the revision in MCP_CONFORMANCE_PROTOCOL_VERSION (2026-07-28 is the stateless revision).
  */
-import { connect } from '../../src/client/index.js';
+import { connect, type OAuthOptions } from '../../src/client/index.js';
 
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+/**
+ * What a scenario hands its client: pre-registered credentials or a signing key (auth), or the tool calls to
+ * make with their arguments (http-custom-headers).
+ */
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<
+  string,
+  string | undefined
+> & {
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+};
 
 const client = await connect(url, {
   binding: 'mcp',
   clientInfo: { name: 'mcplite-conformance-client', version: '1.0.0' },
   ...(version ? { mcpRevision: version === '2026-07-28' ? 'stateless' : 'handshake' } : {}),
+  oauth: oauthOptions(),
 });
+
+/**
+ * OAuth as a user of the public API sets it up. The scenarios' authorization servers approve at once, so the
+ * user-agent step is a request that does not follow the redirect: its Location is where a browser would land.
+ */
+function oauthOptions(): OAuthOptions {
+  const userAgent = async (authorizationUrl: URL) => {
+    const res = await fetch(authorizationUrl, { redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (!location) throw new Error(`The authorization endpoint answered ${res.status} without a redirect`);
+    return location;
+  };
+  const common: OAuthOptions = {
+    redirectUrl: 'http://localhost:3000/callback',
+    onAuthorizationUrl: userAgent,
+    clientName: 'mcplite-conformance-client',
+    // A Client ID Metadata Document URL: used where the authorization server takes one (CIMD).
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+  };
+  if (context.client_id === undefined) return common;
+  if (scenario.startsWith('auth/client-credentials'))
+    return {
+      grant: 'client_credentials',
+      clientId: context.client_id,
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+      ...(context.private_key_pem ? { privateKey: context.private_key_pem } : {}),
+      ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
+    };
+  return {
+    ...common,
+    clientId: context.client_id,
+    ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+  };
+}
 try {
   const tools = await client.listTools();
-  for (const tool of tools) {
+  const calls =
+    context.toolCalls ??
+    tools.map((tool) => {
+      const props = (tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ?? {};
+      // Numbers for number parameters (add_numbers), nothing else: the scenarios check what arrives.
+      const args = Object.fromEntries(
+        Object.entries(props)
+          .filter(([, p]) => p.type === 'number' || p.type === 'integer')
+          .map(([k], i) => [k, i + 1]),
+      );
+      return { name: tool.name, arguments: args };
+    });
+  for (const { name, arguments: args } of calls) {
     if (scenario === 'initialize') break;
-    const props = (tool.inputSchema as { properties?: Record<string, { type?: string }> }).properties ?? {};
-    // Numbers for number parameters (add_numbers), nothing else: the scenarios check what arrives.
-    const args = Object.fromEntries(
-      Object.entries(props)
-        .filter(([, p]) => p.type === 'number' || p.type === 'integer')
-        .map(([k], i) => [k, i + 1]),
-    );
     try {
-      let outcome = await client.call(tool.name, args, { timeout: 20_000 });
+      let outcome = await client.call(name, args, { timeout: 20_000 });
       // Accept elicitations with nothing typed: the client fills in the schema's defaults (SEP-1034).
       for (let round = 0; outcome.type === 'elicitation' && round < 4; round++)
         outcome = await outcome.answer({});
-      process.stdout.write(`${tool.name}: ${outcome.type}\n`);
+      process.stdout.write(`${name}: ${outcome.type}\n`);
     } catch (err) {
       // A scenario's server may refuse a call (it only checks what the client sent): report it, go on.
-      process.stdout.write(`${tool.name}: error ${(err as Error).message}\n`);
+      process.stdout.write(`${name}: error ${(err as Error).message}\n`);
     }
   }
 } finally {

@@ -13,7 +13,8 @@ import {
   readSse,
   waitFor,
 } from '../../test/support/http-harness.js';
-import { createHttpBinding, createServer, defineTool } from '../index.js';
+import { createHttpBinding } from '../bindings/http/index.js';
+import { createServer, defineTool } from '../index.js';
 import { toFetchHandler } from './fetch.js';
 
 const LIMIT = 2048;

@@ -1,5 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
-import type { NeutralHandler, NeutralRequest } from '../core/http.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+import { runningWork } from '../core/running-work.js';
 
 /**
  * The fetch adapter: `Request -> Response`, for Workers, Bun, Deno, Next route handlers, Hono and anything else
@@ -76,11 +77,52 @@ function tooLarge(limit: number): McpLiteError {
 
 const encoder = new TextEncoder();
 
-/** Turns a neutral handler into `(request: Request) => Promise<Response>`; unmatched paths get a JSON 404. */
-export function toFetchHandler(handler: NeutralHandler): (request: Request) => Promise<Response> {
-  return async (request) => {
+/** How the platform keeps work going after a response is sent: Cloudflare's `ctx.waitUntil` and its kin. */
+export type WaitUntil = (work: Promise<unknown>) => void;
+
+/** Options of `toFetchHandler`. */
+export interface FetchHandlerOptions {
+  /**
+   * Keeps promised work running after the response that made the promise is sent, on platforms that stop a
+   * request's work then (Cloudflare Workers: `waitUntil` from `cloudflare:workers`; Vercel: from
+   * `@vercel/functions`). Not needed where the handler is given the Workers `ctx` as third argument (its
+   * `waitUntil` is used), nor on Node, Bun and Deno, which run work to its end anyway.
+   */
+  waitUntil?: WaitUntil;
+}
+
+/** The Workers execution context (`fetch(request, env, ctx)`), as far as this adapter uses it. */
+export interface FetchExecutionContext {
+  waitUntil(work: Promise<unknown>): void;
+}
+
+/** A fetch handler: Workers call it with `(request, env, ctx)`, Bun and Deno with `(request, server or info)`. */
+export type FetchHandler = (
+  request: Request,
+  env?: unknown,
+  ctx?: FetchExecutionContext | undefined,
+) => Promise<Response>;
+
+/**
+ * Turns a neutral handler into a fetch handler; unmatched paths get a JSON 404. Promised work still running when
+ * a response leaves is handed to the platform's `waitUntil` (the option, else the Workers `ctx`), so that it
+ * outlives the response (docs/runtimes.md).
+ */
+export function toFetchHandler(handler: NeutralHandler, options: FetchHandlerOptions = {}): FetchHandler {
+  return async (request, _env, ctx) => {
+    const waitUntil: WaitUntil | undefined =
+      options.waitUntil ?? (typeof ctx?.waitUntil === 'function' ? (work) => ctx.waitUntil(work) : undefined);
+    const keepRunning = () => {
+      const work = waitUntil && runningWork();
+      if (work) waitUntil(work);
+    };
     const neutral = new FetchRequest(request);
-    const response = await handler(neutral);
+    let response: NeutralResponse | undefined;
+    try {
+      response = await handler(neutral);
+    } finally {
+      keepRunning();
+    }
     if (!response) {
       return Response.json(
         { jsonrpc: '2.0', id: null, error: { code: -32601, message: 'Not found' } },
@@ -99,11 +141,15 @@ export function toFetchHandler(handler: NeutralHandler): (request: Request) => P
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const step = await iterator.next();
-        if (step.done) controller.close();
-        else controller.enqueue(typeof step.value === 'string' ? encoder.encode(step.value) : step.value);
+        if (step.done) {
+          // A streamed call may have become a promise while it streamed.
+          keepRunning();
+          controller.close();
+        } else controller.enqueue(typeof step.value === 'string' ? encoder.encode(step.value) : step.value);
       },
       cancel() {
         neutral.cancelled();
+        keepRunning();
         // Not awaited: an async generator's return() waits behind a pending next(), which may never come.
         iterator.return?.()?.then(undefined, () => {});
       },

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
+  bindingOf,
   type Client,
   type ConnectOptions,
   connect,
@@ -13,6 +14,8 @@ import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
 import { coerceArguments, parseArgsJson } from './coerce.js';
 import { CliError } from './errors.js';
+import { cliOAuth, type OAuthFlags, withOAuthFlags } from './oauth-options.js';
+import { otelWanted, startOtel } from './otel.js';
 import { integer } from './parse.js';
 import { formatValue, isFancy, outcomeJson, printable, progressLine, style, toolsTable } from './render.js';
 import { moduleTargetError } from './target.js';
@@ -28,7 +31,7 @@ export const EXIT = {
   resource: 5,
 } as const;
 
-interface TargetOptions {
+interface TargetOptions extends OAuthFlags {
   binding?: ConnectOptions['binding'];
   token?: string;
   header?: string[];
@@ -121,28 +124,30 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Adds the target as the command's first argument (arguments declared after it follow it) and its options. */
 function withTarget(command: Command): Command {
-  return command
-    .argument(
-      '<target>',
-      'MCP-lite URL, MCP URL, grpc://host:port, Webtools URL, or an MCP server command line',
-    )
-    .addOption(
-      new Option('--binding <binding>', 'skip detection').choices([
-        'mcp-lite-http',
-        'grpc',
-        'mcp',
-        'stdio',
-        'webtools',
-      ]),
-    )
-    .option('--token <token>', 'bearer token (default: $MCPLITE_TOKEN)')
-    .option('-H, --header <header...>', 'extra header "Name: value" (repeatable)')
-    .option('--lock <file>', 'refuse a server whose locked tools changed; hide tools added since')
-    .option(
-      '--timeout <ms>',
-      'give up after this many milliseconds, connecting and promises included',
-      integer(1),
-    );
+  return withOAuthFlags(
+    command
+      .argument(
+        '<target>',
+        'MCP-lite URL, MCP URL, grpc://host:port, Webtools URL, or an MCP server command line',
+      )
+      .addOption(
+        new Option('--binding <binding>', 'skip detection').choices([
+          'mcp-lite-http',
+          'grpc',
+          'mcp',
+          'stdio',
+          'webtools',
+        ]),
+      )
+      .option('--token <token>', 'bearer token (default: $MCPLITE_TOKEN)')
+      .option('-H, --header <header...>', 'extra header "Name: value" (repeatable)')
+      .option('--lock <file>', 'refuse a server whose locked tools changed; hide tools added since')
+      .option(
+        '--timeout <ms>',
+        'give up after this many milliseconds, connecting and promises included',
+        integer(1),
+      ),
+  );
 }
 
 /**
@@ -173,9 +178,19 @@ async function run(
         o.timeout,
       )
     : undefined;
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: the command's call is a CLIENT span, exported before the CLI exits.
+  const otel = otelWanted(undefined) ? await startOtel() : undefined;
   let client: Client | undefined;
+  // Without a static token, a server that asks for a sign-in gets one (OAuth, tokens kept per server).
+  const options = connectOptions(o);
+  const signIn = options.token || bindingOf(target) === 'stdio' ? undefined : cliOAuth(o, signal);
   try {
-    client = await connectWithin(target, connectOptions(o), signal, o.timeout);
+    client = await connectWithin(
+      target,
+      signIn ? { ...options, oauth: signIn.oauth } : options,
+      signal,
+      o.timeout,
+    );
     await body(client, signal);
   } catch (err) {
     throw toCliError(err);
@@ -183,6 +198,8 @@ async function run(
     clearTimeout(deadline);
     for (const name of STOP_SIGNALS) process.off(name, onSignal);
     await client?.close().catch(() => {});
+    signIn?.close();
+    await otel?.shutdown();
   }
 }
 

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../core/logger.js';
+import { loadOptional } from '../optional-peers.js';
 import { CliError } from './errors.js';
 
 /**
@@ -68,7 +69,8 @@ export async function clusterRole(
     relayShutdown();
     return;
   }
-  if (flags.metrics) (await import('../metrics-cluster.js')).answerClusterMetrics();
+  if (flags.metrics)
+    (await loadOptional('metrics', () => import('../metrics-cluster.js'))).answerClusterMetrics();
   superviseWorkers(flags.cluster, flags.grace, logger, options);
   await new Promise<never>(() => {});
 }

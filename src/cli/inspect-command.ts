@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
 import { type Command, Option } from 'commander';
 import { listenNode, type NodeListening } from '../adapters/node.js';
+import { bindingOf } from '../client/detect.js';
 import type { NeutralHandler } from '../core/http.js';
 import { createInspector } from '../inspector/index.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
 import { CliError } from './errors.js';
+import { signIn } from './login-command.js';
 import { integer } from './parse.js';
+import { printable } from './render.js';
 
 /** The flags of `mcplite inspect`, as commander parses them. */
 export interface InspectFlags {
@@ -43,7 +46,17 @@ export function registerInspect(program: Command): void {
 
 /** Starts the inspector's page for `target`, prints its URL, opens a browser when one is at hand. */
 export async function runInspect(target: string, flags: InspectFlags): Promise<NodeListening> {
-  const token = flags.token ?? process.env.MCPLITE_TOKEN;
+  // Without a static token, a protected server gets the CLI's sign-in (browser, loopback redirect, token file)
+  // before the page opens; the page then sends the token. A failed sign-in is said, and the page shows the 401.
+  let token = flags.token ?? process.env.MCPLITE_TOKEN;
+  if (!token && bindingOf(target) !== 'stdio')
+    token = await signIn(target, { browser: flags.open }).catch((err: Error) => {
+      // Only a refused sign-in is news here; an unreachable target is reported below, as before.
+      const code = (err.cause as { code?: string } | undefined)?.code;
+      if (code === 'unauthenticated' || code === 'forbidden')
+        process.stderr.write(`mcplite: ${printable(err.message)}\n`);
+      return undefined;
+    });
   let inspected: Awaited<ReturnType<typeof inspectorTarget>>;
   try {
     inspected = await inspectorTarget(target, token ? { authorization: `Bearer ${token}` } : {});
@@ -82,7 +95,7 @@ export async function runInspect(target: string, flags: InspectFlags): Promise<N
 }
 
 /** Opens the page in the desktop's browser, when there is a desktop; silently does nothing otherwise. */
-function openBrowser(url: string): void {
+export function openBrowser(url: string): void {
   const command =
     process.platform === 'darwin'
       ? ['open', url]

@@ -28,9 +28,10 @@ const USAGE =
  * a `tools` array export; a default export that is an array or `{ tools, ...serverOptions }`; else every export
  * that looks like a tool. A `serverOptions` export is merged in: its `name` and `version` are what the server
  * reports (without them, the CLI takes those of the module's nearest package.json, see `nearestPackage`). No
- * tools is a CliError (exit code 2).
+ * tools is a CliError (exit code 2). `generation` (from 1) loads the module afresh, for `mcplite dev`'s reloads
+ * (see `moduleUrl`).
  */
-export async function loadToolModule(spec: string): Promise<LoadedModule> {
+export async function loadToolModule(spec: string, generation = 0): Promise<LoadedModule> {
   const path = resolve(spec);
   if (!existsSync(path)) throw new CliError(`Module not found: ${path}`);
   const ext = extname(path);
@@ -39,7 +40,7 @@ export async function loadToolModule(spec: string): Promise<LoadedModule> {
     throw new CliError(`Unsupported module type "${ext}": use .js, .mjs or .ts (${path})`);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = (await import(moduleUrl(path, generation))) as Record<string, unknown>;
   } catch (err) {
     throw new CliError(`Could not load ${path}: ${(err as Error)?.message ?? String(err)}`, 2, {
       cause: err,
@@ -80,26 +81,48 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The URL a module is imported from. ESM caches a module by URL for the life of the process, so a reload imports
+ * `?mcplite-dev=<generation>`; the dev loop's resolve hook (dev-reload.ts) gives the module's own imports the
+ * same tag, so edited helpers load afresh too.
+ */
+export function moduleUrl(path: string, generation: number): string {
+  const url = pathToFileURL(path);
+  if (generation > 0) url.searchParams.set(RELOAD_PARAM, String(generation));
+  return url.href;
+}
+
+/** The query parameter that tags a reload's module URLs. */
+export const RELOAD_PARAM = 'mcplite-dev';
+
 let typeScriptEnabled = false;
 
-// tsx is a development dependency, so it is loaded only when a .ts module is asked for, with a clear message
-// when it is missing instead of node's "unknown file extension".
+// TypeScript modules run without a build step: through tsx when the project has it (it maps `./x.js` imports to
+// `x.ts`, as tsc does), else through Node's own type stripping (on by default from Node 22.18, behind
+// --experimental-strip-types from 22.6; imports must then name the `.ts` files). Neither: one clear message
+// instead of node's "unknown file extension".
 async function enableTypeScript(): Promise<void> {
   if (typeScriptEnabled) return;
-  let api: { register: () => unknown };
+  let api: { register: () => unknown } | undefined;
   try {
     api = await import('tsx/esm/api');
   } catch (err) {
-    throw new CliError(
-      'Loading a .ts module needs tsx (npm install --save-dev tsx), or compile it to .js first',
-      2,
-      {
-        cause: err,
-      },
-    );
+    if (!nodeStripsTypes())
+      throw new CliError(
+        'Loading a .ts module needs tsx (npm install --save-dev tsx) or Node 22.18+ (which strips types ' +
+          'itself; 22.6+ with --experimental-strip-types), or compile it to .js first',
+        2,
+        { cause: err },
+      );
   }
-  api.register();
+  api?.register();
   typeScriptEnabled = true;
+}
+
+/** Whether this Node runs TypeScript itself (`process.features.typescript`: "strip" or "transform"). */
+function nodeStripsTypes(): boolean {
+  const typescript = (process.features as { typescript?: unknown }).typescript;
+  return typescript === 'strip' || typescript === 'transform';
 }
 
 /**
@@ -141,8 +164,8 @@ export function moduleSpec(module: string | undefined, demo: boolean | undefined
  * `loadToolModule`, with the server's name and version filled in: a module that names itself (serverOptions)
  * wins, else its nearest package.json does, so that clients see a real version.
  */
-export async function loadServedModule(spec: string): Promise<LoadedModule> {
-  const loaded = await loadToolModule(spec);
+export async function loadServedModule(spec: string, generation = 0): Promise<LoadedModule> {
+  const loaded = await loadToolModule(spec, generation);
   const { name, version } = loaded.serverOptions;
   const own = name && version ? undefined : nearestPackage(loaded.path);
   return own

@@ -4,6 +4,7 @@ import type { PromiseStore } from '../core/promises/store.js';
 import type { RateLimitStore } from '../core/rate-limit.js';
 import type { SessionStateStore } from '../core/session-state.js';
 import type { WorkQueue } from '../core/work-queue.js';
+import { loadOptional } from '../optional-peers.js';
 import { CliError } from './errors.js';
 import type { createLogger } from './logger.js';
 import { integer } from './parse.js';
@@ -85,7 +86,7 @@ export async function redisStateFor(
   work: boolean,
 ): Promise<RedisState> {
   if (!process.env.MCPLITE_SECRET) throw new CliError(SECRET_REQUIRED, 2);
-  const redis = await import('../stores/redis/index.js');
+  const redis = await loadOptional('redis', () => import('../stores/redis/index.js'));
   const prefix = flags.redisPrefix ?? 'mcplite:';
   // One command connection for the three stores (each still opens the subscriber it needs); BullMQ makes its own.
   const client = redis.connectRedis(flags.redis, { logger });

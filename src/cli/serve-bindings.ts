@@ -1,6 +1,7 @@
 import { format } from 'node:util';
 import { InvalidArgumentError } from 'commander';
 import type { Logger } from '../core/logger.js';
+import { loadOptional } from '../optional-peers.js';
 import type { RunningServer, ServeOptions } from '../serve.js';
 import { portOrOff } from './parse.js';
 
@@ -83,7 +84,7 @@ export function offBindings(
  * the flag. Loaded only when gRPC is served, as the binding itself is.
  */
 export async function routeGrpcJsLogs(logger: Logger): Promise<void> {
-  const grpc = await import('@grpc/grpc-js');
+  const grpc = await loadOptional('grpc', () => import('@grpc/grpc-js'));
   const forward = (...args: unknown[]) => logger.debug({ grpc: format(...args) }, 'grpc-js');
   grpc.setLogger({ error: forward, info: forward, debug: forward });
 }

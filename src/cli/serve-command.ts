@@ -2,12 +2,15 @@ import { type Command, Option } from 'commander';
 import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
+import { loadOptional } from '../optional-peers.js';
 import { ListenError, type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { clusterRole } from './cluster.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
+import { addOAuthFlags, type OAuthFlags, oauthFromFlags } from './oauth-flags.js';
+import { flushOnClose, otelWanted, startOtel } from './otel.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
 import { addQueueTuning, redisStateFor } from './redis-state.js';
 import {
@@ -20,7 +23,7 @@ import {
 import { exitOnSignals } from './shutdown.js';
 
 /** The flags of `mcplite serve`, as commander parses them. */
-export interface ServeFlags extends BindingFlags {
+export interface ServeFlags extends BindingFlags, OAuthFlags {
   port: number;
   host: string;
   base: string;
@@ -53,6 +56,8 @@ export interface ServeFlags extends BindingFlags {
   cluster?: number;
   /** `--metrics`: serve Prometheus metrics at /metrics. */
   metrics?: boolean;
+  /** `--otel`: the OpenTelemetry Node SDK with OTLP export (otel.ts); also on with OTEL_EXPORTER_OTLP_ENDPOINT. */
+  otel?: boolean;
 }
 
 /** Adds `serve [module]` to the program. */
@@ -168,6 +173,10 @@ export function registerServe(program: Command): void {
     )
     .option('--inspector', 'also serve the web inspector at /inspector/ (loopback clients only)')
     .option('--metrics', 'serve Prometheus metrics at /metrics (no token needed: keep the port private)')
+    .option(
+      '--otel',
+      'export OpenTelemetry traces and metrics over OTLP, configured by the OTEL_* environment (on by itself when OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+    )
     .addOption(
       new Option(
         '--cluster <n>',
@@ -178,7 +187,7 @@ export function registerServe(program: Command): void {
       '--inspector-host <name...>',
       'let clients beyond loopback use the inspector, under these Host names (it can call every tool)',
     );
-  addQueueTuning(command).action(async (module: string | undefined, flags: ServeFlags) => {
+  addQueueTuning(addOAuthFlags(command)).action(async (module: string | undefined, flags: ServeFlags) => {
     await runServe(module, flags);
   });
 }
@@ -189,9 +198,11 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const logger = createLogger(flags.logLevel);
   // --cluster: the primary supervises workers and never gets past this; each worker goes on to serve.
   await clusterRole(flags, logger);
+  // Before the server is made (and the module loaded): the server installs its tracing only with an SDK running.
+  const otel = otelWanted(flags.otel) ? await startOtel() : undefined;
   const loaded = await loadServedModule(spec);
   const metrics = flags.metrics
-    ? (await import('../metrics.js')).createMetrics({
+    ? (await loadOptional('metrics', () => import('../metrics.js'))).createMetrics({
         queueStats: () => server.queueStats(),
         // Read at scrape time, when the store below exists; shared stores count every replica's promises.
         promiseStats: async () => ({ pending: (await promiseStore?.pendingCount?.()) ?? Number.NaN }),
@@ -206,6 +217,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       ? undefined
       : (state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore());
   const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
+  const oauth = oauthFromFlags(flags, process.env);
   let server: ToolServer;
   try {
     server = createServer({
@@ -213,6 +225,8 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       tools: loaded.tools,
       logger,
       ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
+      // With tokens too, either one lets a caller in.
+      ...(oauth ? { auth: oauth } : {}),
       ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
       ...(flags.rateLimit !== undefined
         ? {
@@ -241,9 +255,9 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   if (flags.mcpLite && !flags.stdio) throw new CliError('--mcp-lite goes with --stdio (HTTP serves both)');
   if (flags.stdio) {
     // stdio has no bearer tokens: its client is the parent process, trusted as it is. Say so rather than nothing.
-    if (tokens.length > 0)
+    if (tokens.length > 0 || oauth)
       process.stderr.write(
-        'mcplite: warning: tokens have no effect with --stdio (its client is the parent process)\n',
+        'mcplite: warning: tokens have no effect with --stdio, nor has OAuth (its client is the parent process)\n',
       );
     return runStdio(server, flags.mcpLite === true);
   }
@@ -269,6 +283,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     await server.close();
     throw listenFailure(err, flags);
   }
+  if (otel) flushOnClose(running, otel);
   const url = `${running.url}${basePath}`;
   // The one line on stdout: scripts and tests wait for it and read the (possibly picked) port from it.
   process.stdout.write(`mcplite listening on ${url}\n`);
@@ -294,14 +309,15 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       server: server.name,
       version: server.version,
       tools: server.catalog.names(),
-      auth: tokens.length > 0,
+      auth: tokens.length > 0 || oauth !== undefined,
+      oauth: oauth?.protectedResource?.resource,
       grpc: running.grpc?.address,
       // What is not served, each one flag away: said once, where the operator looks.
       off: offBindings(running, bindings),
     },
     'listening',
   );
-  if (tokens.length === 0 && !isLoopback(flags.host)) {
+  if (tokens.length === 0 && !oauth && !isLoopback(flags.host)) {
     logger.warn({ host: flags.host }, 'listening beyond loopback without authentication: set MCPLITE_TOKENS');
   }
   exitOnSignals(running, server, logger, flags.grace);

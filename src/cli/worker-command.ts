@@ -6,6 +6,7 @@ import type { BullMqWorkQueue } from '../stores/redis/queue.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
+import { otelWanted, startOtel } from './otel.js';
 import { integer } from './parse.js';
 import { addQueueTuning, type RedisFlags, redisStateFor, SECRET_REQUIRED } from './redis-state.js';
 import { stopOnSignals } from './shutdown.js';
@@ -17,6 +18,8 @@ export interface WorkerFlags extends RedisFlags {
   concurrency: number;
   grace: number;
   logLevel: LogLevel;
+  /** `--otel`: export OpenTelemetry over OTLP (otel.ts); also on with OTEL_EXPORTER_OTLP_ENDPOINT. */
+  otel?: boolean;
 }
 
 /**
@@ -39,6 +42,10 @@ export function registerWorker(program: Command): void {
         .default(16),
     )
     .option('--redis-prefix <prefix>', 'prefix of every Redis key: the same as the fronts (default mcplite:)')
+    .option(
+      '--otel',
+      'export OpenTelemetry traces over OTLP, configured by the OTEL_* environment (on by itself when OTEL_EXPORTER_OTLP_ENDPOINT is set)',
+    )
     .addOption(
       new Option(
         '--grace <ms>',
@@ -67,6 +74,8 @@ export async function runWorker(module: string | undefined, flags: WorkerFlags):
   const secret = process.env.MCPLITE_SECRET;
   if (!secret) throw new CliError(SECRET_REQUIRED, 2);
   const logger = createLogger(flags.logLevel);
+  // Before the server is made: each job's work joins the trace of the call that made its promise.
+  const otel = otelWanted(flags.otel) ? await startOtel() : undefined;
   const loaded = await loadServedModule(spec);
   // The same stores, prefixes and queue as `serve --redis` makes, so that fronts and workers meet.
   const state = await redisStateFor(flags, logger, true);
@@ -115,7 +124,8 @@ export async function runWorker(module: string | undefined, flags: WorkerFlags):
     queue
       .close(flags.grace)
       .then(() => server.close())
-      .then(release),
+      .then(release)
+      .then(() => otel?.shutdown()),
   );
   return server;
 }

@@ -1,11 +1,15 @@
 import { AsyncQueue } from '../bindings/common/async-queue.js';
 import { McpLiteError } from '../core/errors.js';
+import type { ToolServer } from '../core/server.js';
 import { closestName } from '../core/suggest.js';
+import type { Client } from './client-api.js';
 import { type CallScope, callScope, sleep, untilAborted } from './deadline.js';
 import { openTransport } from './detect.js';
 import { boundedPartials, type ClientLimits, limitsOf } from './limits.js';
 import { checkLock, lockMismatch, readLockfile } from './lock.js';
+import { outgoingTrace, traceClientOperation } from './tracing.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
+import type { ToolSet, UntypedTools } from './typed.js';
 import type {
   Binding,
   CallOptions,
@@ -17,6 +21,11 @@ import type {
   ToolInfo,
 } from './types.js';
 import { abortError, locate, toClientError } from './wire-errors.js';
+
+/** The `target` of a client connected to a server in this process. */
+const IN_MEMORY_TARGET = 'memory:';
+
+export type { Client } from './client-api.js';
 
 /** How long one server-side redeem wait lasts (the servers cap `wait_ms` at 30 s). */
 const REDEEM_WAIT_MS = 10_000;
@@ -34,44 +43,32 @@ interface LockCheck {
   at: number;
 }
 
-/** One client, one API, whatever the wire: see docs/client.md. */
-export interface Client {
-  /** The binding spoken (detected or forced). */
-  readonly binding: Binding;
-  /** The target it was connected to. */
-  readonly target: string;
-  /** The tools (with a lock: only the locked ones, after checking that none changed). */
-  listTools(options?: { signal?: AbortSignal }): Promise<ToolInfo[]>;
-  /** Calls a tool; promises are redeemed until they settle unless `redeem: false`. */
-  call(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<Outcome>;
-  /** Calls a tool and yields its partial results as they come, then the outcome (last). */
-  stream(
-    name: string,
-    args?: Record<string, unknown>,
-    options?: Omit<CallOptions, 'onPartial'>,
-  ): AsyncGenerator<PartialEvent | Outcome, void, undefined>;
-  /** Redeems a promise token (waiting until it settles unless `redeem: false`, which asks once). */
-  redeem(token: string, options?: CallOptions): Promise<Outcome>;
-  /** Cancels a promise's work. */
-  cancel(token: string, options?: { signal?: AbortSignal }): Promise<CancelResult>;
-  /** Closes connections (and ends a stdio server's process). */
-  close(): Promise<void>;
-}
-
 /**
  * Connects to a tool server. `target`: an MCP-lite HTTP URL (`…/mcp-lite/v1/`), an MCP URL (`…/mcp`),
  * `grpc://host:port` or `grpcs://…`, a Webtools URL (`…/webtools/<name>/`), or a command line that runs an MCP
  * server over stdio. The binding is detected from the scheme and path, else by asking the server; `binding`
  * forces one. With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting too.
+ * Given a `ToolServer` (from `createServer`) instead of a target, it speaks MCP to it in this process, without a
+ * socket (`in-memory.ts`): the way to test a server. `Tools` (`typeof tools`) types `call`.
  */
-export async function connect(target: string, options: ConnectOptions = {}): Promise<Client> {
+export async function connect<Tools extends ToolSet = UntypedTools>(
+  target: string | ToolServer,
+  options: ConnectOptions = {},
+): Promise<Client<Tools>> {
+  const where = typeof target === 'string' ? target : IN_MEMORY_TARGET;
   const connecting = callScope(options.timeout);
-  const transport = await openTransport(target, options, connecting.signal)
+  const opening =
+    typeof target === 'string'
+      ? openTransport(target, options, connecting.signal)
+      : import('./in-memory.js').then(({ inMemoryTransport }) =>
+          inMemoryTransport(target, options, limitsOf(options), connecting.signal),
+        );
+  const transport = await opening
     .catch((err: unknown) => {
-      throw locate(toClientError(err, connecting.signal), target);
+      throw locate(toClientError(err, connecting.signal), where);
     })
     .finally(() => connecting.dispose());
-  const client = new ToolClient(target, transport, options);
+  const client = new ToolClient(where, transport, options);
   if (options.lock !== undefined) {
     try {
       await client.listTools();
@@ -80,10 +77,12 @@ export async function connect(target: string, options: ConnectOptions = {}): Pro
       throw err;
     }
   }
-  return client;
+  // The tool types exist at compile time only: one client serves every typing of it.
+  return client as unknown as Client<Tools>;
 }
 
-class ToolClient implements Client {
+/** `call` is generic on `Client`; the class implements its untyped form, which every typing narrows. */
+class ToolClient implements Omit<Client, 'call'> {
   readonly binding: Binding;
   private readonly locks = new Map<Lockfile | string, LockCheck>();
   private readonly limits: ClientLimits;
@@ -116,7 +115,18 @@ class ToolClient implements Client {
     return visible;
   }
 
-  async call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
+  call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
+    return traceClientOperation('tools/call', name, this.transport.binding, () =>
+      this.callOnce(name, args, options),
+    );
+  }
+
+  /** `call`, inside its span. */
+  private async callOnce(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Outcome> {
     const started = Date.now();
     const scope = this.scope(options);
     const ctx = this.context(options, scope);
@@ -173,7 +183,14 @@ class ToolClient implements Client {
     }
   }
 
-  async redeem(token: string, options: CallOptions = {}): Promise<Outcome> {
+  redeem(token: string, options: CallOptions = {}): Promise<Outcome> {
+    return traceClientOperation('tools/call', 'redeem', this.transport.binding, () =>
+      this.redeemOnce(token, options),
+    );
+  }
+
+  /** `redeem`, inside its span. */
+  private async redeemOnce(token: string, options: CallOptions): Promise<Outcome> {
     const started = Date.now();
     const scope = this.scope(options);
     const ctx = this.context(options, scope);
@@ -201,6 +218,10 @@ class ToolClient implements Client {
     return this.transport.close();
   }
 
+  onToolsChanged(listener: () => void): void {
+    this.transport.onToolsChanged?.(listener);
+  }
+
   /** The scope of one call: its timeout (or the client's) and the caller's signal; disposed when it ends. */
   private scope(options: CallOptions): CallScope {
     return callScope(options.timeout ?? this.options.timeout, options.signal);
@@ -209,9 +230,11 @@ class ToolClient implements Client {
   /** The wire context of one call: the scope's signal, and the partials sink under the client's bounds. */
   private context(options: CallOptions, scope: CallScope): WireContext {
     const { onPartial } = options;
+    const trace = outgoingTrace();
     return {
       signal: scope.signal,
       ...(onPartial ? { onPartial: boundedPartials(onPartial, this.limits, (err) => scope.fail(err)) } : {}),
+      ...(trace ? { trace } : {}),
     };
   }
 
@@ -249,6 +272,7 @@ class ToolClient implements Client {
         attempts++;
         const next = await this.transport.redeem(token, this.transport.canWait ? REDEEM_WAIT_MS : 0, {
           ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(ctx.trace ? { trace: ctx.trace } : {}),
         });
         if (next.type !== 'promise') return this.wrap(next, options);
         eta = next.estimatedCompletion ?? eta;

@@ -1,6 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
+import { loadOptional } from '../optional-peers.js';
 import { callScope } from './deadline.js';
-import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import { type ClientLimits, limitsOf } from './limits.js';
 import type { Transport } from './transport.js';
 import type { Binding, ConnectOptions } from './types.js';
@@ -37,20 +38,31 @@ export async function openTransport(
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
   };
   const limits = limitsOf(options);
-  const binding = options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, signal));
+  // OAuth (oauth-session.ts) wraps every HTTP request of the connection; without it, plain same-origin fetch.
+  // A command line (stdio) has nothing to sign in to.
+  const session =
+    options.oauth && /^(https?|grpcs?):\/\//i.test(target)
+      ? new (await import('./oauth-session.js')).OAuthSession(oauthServer(target), options.oauth)
+      : undefined;
+  const send: HttpFetch = session ? session.fetch(fetchWithinOrigin) : fetchWithinOrigin;
+  const binding =
+    options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, send, signal));
   switch (binding) {
     case 'grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
-      const { grpcTransport } = await import('./grpc-transport.js');
-      return grpcTransport(url, headers, options.grpcRootCerts, limits);
+      // gRPC has no HTTP challenge to start a sign-in from: it carries the token a sign-in stored.
+      const stored = await session?.accessToken();
+      const metadata = stored ? { ...headers, authorization: `Bearer ${stored}` } : headers;
+      const { grpcTransport } = await loadOptional('grpc', () => import('./grpc-transport.js'));
+      return grpcTransport(url, metadata, options.grpcRootCerts, limits);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');
-      return httpTransport(target, headers, limits);
+      return httpTransport(target, headers, limits, send);
     }
     case 'webtools': {
       const { webtoolsTransport } = await import('./webtools-transport.js');
-      return webtoolsTransport(target, headers, options, limits);
+      return webtoolsTransport(target, headers, options, limits, send);
     }
     case 'stdio': {
       const [command, ...args] = splitCommand(target);
@@ -64,7 +76,7 @@ export async function openTransport(
       if (revision === undefined) {
         const asking = callScope(PROBE_MS, signal);
         try {
-          revision = (await speaksStateless(target, headers, asking.signal, limits))
+          revision = (await speaksStateless(target, headers, asking.signal, limits, send))
             ? 'stateless'
             : 'handshake';
         } finally {
@@ -72,13 +84,14 @@ export async function openTransport(
         }
       }
       return revision === 'stateless'
-        ? mcpStatelessTransport(target, headers, options.clientInfo, limits)
+        ? mcpStatelessTransport(target, headers, options.clientInfo, limits, send)
         : (await import('./mcp-sdk-transport.js')).mcpSdkTransport(
             { url: target },
             options,
             headers,
             limits,
             signal,
+            session ? session.fetch((url, init) => fetch(url, init)) : undefined,
           );
     }
     default:
@@ -94,13 +107,14 @@ async function probe(
   target: string,
   headers: Record<string, string>,
   limits: ClientLimits,
+  send: HttpFetch,
   signal?: AbortSignal,
 ): Promise<Binding> {
   const base = target.endsWith('/') ? target : `${target}/`;
   const ask = async (url: string, init: RequestInit): Promise<unknown> => {
     const asking = callScope(PROBE_MS, signal);
     try {
-      const res = await fetchWithinOrigin(url, { ...init, signal: asking.signal });
+      const res = await send(url, { ...init, signal: asking.signal });
       return JSON.parse(await readBoundedText(res, limits.maxResponseBytes)) as unknown;
     } catch (err) {
       // The caller's deadline ends the asking; any other failure only means "not this binding".
@@ -119,6 +133,17 @@ async function probe(
   const webtools = await ask(target, { headers: { ...headers, accept: 'application/json' } });
   if (isRecord(webtools) && Array.isArray(webtools.actions)) return 'webtools';
   return 'mcp';
+}
+
+/**
+ * The server a token belongs to: the target without query or fragment (they may carry secrets, and do not name
+ * another server). A gRPC target is keyed as the http(s) URL of its host and port.
+ */
+export function oauthServer(target: string): string {
+  const url = new URL(target.replace(/^grpc(s?):/i, 'http$1:'));
+  url.search = '';
+  url.hash = '';
+  return url.href;
 }
 
 /** A command line split into words, honouring single and double quotes and backslash escapes (no expansion). */

@@ -96,16 +96,18 @@ export function grpcTransport(
       : credentials.createInsecure(),
     { 'grpc.max_receive_message_length': limits.maxResponseBytes },
   );
-  const metadata = (): Metadata => {
+  const metadata = (ctx: WireContext): Metadata => {
     const md = new Metadata();
     for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
+    // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
+    if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
     return md;
   };
 
   function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
-      const call = stub[method](req, metadata(), {}, (err, res) => {
+      const call = stub[method](req, metadata(ctx), {}, (err, res) => {
         ctx.signal?.removeEventListener('abort', onAbort);
         if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err, limits));
         else resolve(res as WireResponse);
@@ -117,7 +119,7 @@ export function grpcTransport(
 
   async function streamed(req: unknown, ctx: WireContext): Promise<WireResponse> {
     if (ctx.signal?.aborted) throw abortError(ctx.signal);
-    const call = stub.CallToolStream(req, metadata(), {});
+    const call = stub.CallToolStream(req, metadata(ctx), {});
     const onAbort = () => call.cancel();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -1,6 +1,9 @@
 import { McpLiteError } from '../core/errors.js';
 import { boundExceeded } from './limits.js';
 
+/** A `fetch` as the HTTP transports call it: `fetchWithinOrigin`, or it wrapped by OAuth (`oauth-session.ts`). */
+export type HttpFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
+
 /** Redirects followed in a row before giving up (as browsers and the MCP SDK do, fewer). */
 const MAX_REDIRECTS = 5;
 

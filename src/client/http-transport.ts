@@ -1,6 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
-import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
 import { readSse } from './sse.js';
@@ -17,16 +17,18 @@ export function httpTransport(
   baseUrl: string,
   headers: Record<string, string>,
   limits: ClientLimits,
+  send: HttpFetch = fetchWithinOrigin,
 ): Transport {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   let nextId = 1;
 
   async function post(path: string, body: unknown, ctx: WireContext, sse: boolean): Promise<Response> {
     try {
-      return await fetchWithinOrigin(base + path, {
+      return await send(base + path, {
         method: 'POST',
         headers: {
           ...headers,
+          ...ctx.trace,
           'content-type': 'application/json',
           accept: sse ? 'text/event-stream, application/json' : 'application/json',
         },
@@ -48,7 +50,7 @@ export function httpTransport(
       jsonrpc: '2.0',
       id: nextId++,
       method: 'tools/call',
-      params: { name, arguments: args, ...extra },
+      params: { name, arguments: args, ...extra, ...(ctx.trace ? { _meta: ctx.trace } : {}) },
     };
     const res = await post('calltools', body, ctx, ctx.onPartial !== undefined);
     const resume = (answer: LiteAnswer, next: WireContext) => rpc(name, args, next, { elicitation: answer });

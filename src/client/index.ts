@@ -9,6 +9,8 @@ export { type Client, connect } from './client.js';
 export { bindingOf, splitCommand } from './detect.js';
 export { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';
+export { memoryOAuthStore, type OAuthOptions, type OAuthRecord, type OAuthStore } from './oauth.js';
+export type { CallArgs, CallResult, ToolSet, TypedOutcome } from './typed.js';
 export type {
   AnswerOutcome,
   Binding,

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
 import { endWithProcess } from './child-reaper.js';
-import { readBoundedText } from './http-fetch.js';
+import { type HttpFetch, readBoundedText } from './http-fetch.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 
 /** What the bounded SDK wires report: a bound broken (the connection's calls then fail), an auth refusal. */
@@ -18,9 +18,9 @@ export interface SdkWireHooks {
  * `maxResponseBytes` per event and, for a POST's stream, `maxStreamBytes` in all). A 401 or 403 is read here, as
  * the SDK keeps only the status, so its challenge reaches the caller (`onDenied`).
  */
-export function boundedSdkFetch(limits: ClientLimits, hooks: SdkWireHooks) {
+export function boundedSdkFetch(limits: ClientLimits, hooks: SdkWireHooks, send: HttpFetch = fetch) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(url, init);
+    const res = await send(url, init ?? {});
     if (res.status === 401 || res.status === 403) {
       const text = await readBoundedText(res, limits.maxResponseBytes);
       const denied = authError(res.status, res.headers, text);

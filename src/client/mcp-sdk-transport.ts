@@ -4,6 +4,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
   McpError,
@@ -11,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
+import type { HttpFetch } from './http-fetch.js';
 import { cancelResult } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
@@ -20,8 +22,11 @@ import type { Transport, WireContext, WireElicitation, WireOutcome } from './tra
 import type { ConnectOptions, ToolInfo } from './types.js';
 import { abortError, fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
 
-/** Where the MCP server is: a Streamable HTTP URL, or a command to run and speak to over stdio. */
-export type McpEndpoint = { url: string } | { command: string; args: string[] };
+/**
+ * Where the MCP server is: a Streamable HTTP URL, a command to run and speak to over stdio, or an SDK transport
+ * already linked to it (the in-process server of `connect(server)`, `in-memory.ts`).
+ */
+export type McpEndpoint = { url: string } | { command: string; args: string[] } | { transport: SdkTransport };
 
 // The SDK's own per-request timeout; the client's deadline (signal) is what really bounds a call.
 const NO_TIMEOUT = 2_147_483_647;
@@ -43,6 +48,7 @@ export async function mcpSdkTransport(
   headers: Record<string, string>,
   limits: ClientLimits,
   signal?: AbortSignal,
+  send?: HttpFetch,
 ): Promise<Transport> {
   const client = new Client(options.clientInfo ?? { name: 'mcplite', version: '0' }, {
     capabilities: { elicitation: {} },
@@ -84,22 +90,24 @@ export async function mcpSdkTransport(
     return fromSdkError(err);
   };
   const transport =
-    'url' in endpoint
-      ? new StreamableHTTPClientTransport(new URL(endpoint.url), {
-          requestInit: { headers },
-          fetch: boundedSdkFetch(limits, hooks),
-        })
-      : new BoundedStdioTransport(
-          {
-            command: endpoint.command,
-            args: endpoint.args,
-            env: { ...getDefaultEnvironment(), ...options.env },
-            ...(options.cwd ? { cwd: options.cwd } : {}),
-            stderr: options.stderr ?? 'inherit',
-          },
-          limits.maxResponseBytes,
-          hooks,
-        );
+    'transport' in endpoint
+      ? endpoint.transport
+      : 'url' in endpoint
+        ? new StreamableHTTPClientTransport(new URL(endpoint.url), {
+            requestInit: { headers },
+            fetch: boundedSdkFetch(limits, hooks, send),
+          })
+        : new BoundedStdioTransport(
+            {
+              command: endpoint.command,
+              args: endpoint.args,
+              env: { ...getDefaultEnvironment(), ...options.env },
+              ...(options.cwd ? { cwd: options.cwd } : {}),
+              stderr: options.stderr ?? 'inherit',
+            },
+            limits.maxResponseBytes,
+            hooks,
+          );
   try {
     await tracked({ ...(signal ? { signal } : {}) }, (sdkSignal) =>
       client.connect(transport, { signal: sdkSignal }),
@@ -227,7 +235,13 @@ export async function mcpSdkTransport(
       ctx,
       (signal) =>
         client.callTool(
-          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+          {
+            name,
+            arguments: args,
+            ...(token || ctx.trace
+              ? { _meta: { ...ctx.trace, ...(token ? { progressToken: token } : {}) } }
+              : {}),
+          },
           undefined,
           { timeout: NO_TIMEOUT, signal },
         ) as Promise<Record<string, unknown>>,
@@ -237,7 +251,7 @@ export async function mcpSdkTransport(
   }
 
   return {
-    binding: 'url' in endpoint ? 'mcp' : 'stdio',
+    binding: 'command' in endpoint ? 'stdio' : 'mcp',
     canWait: true,
     async listTools(ctx): Promise<ToolInfo[]> {
       const tools: ToolInfo[] = [];

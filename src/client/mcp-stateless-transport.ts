@@ -1,9 +1,10 @@
 import { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
-import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
+import { isSignInFailure } from './oauth.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
@@ -23,6 +24,7 @@ export async function speaksStateless(
   headers: Record<string, string>,
   signal?: AbortSignal,
   limits: ClientLimits = DEFAULT_LIMITS,
+  send: HttpFetch = fetchWithinOrigin,
 ) {
   try {
     const reply = await postRpc(
@@ -33,13 +35,17 @@ export async function speaksStateless(
       { ...(signal ? { signal } : {}) },
       0,
       limits,
+      send,
     );
     return (
       isRecord(reply) &&
       Array.isArray(reply.supportedVersions) &&
       reply.supportedVersions.includes(STATELESS_REVISION)
     );
-  } catch {
+  } catch (err) {
+    // A sign-in that failed (declined, refused, no user-agent step) fails the same way on either revision:
+    // said now, rather than asked again by the handshake.
+    if (isSignInFailure(err)) throw err;
     return false;
   }
 }
@@ -54,6 +60,7 @@ export function mcpStatelessTransport(
   headers: Record<string, string>,
   clientInfo: { name: string; version: string } = { name: 'mcplite', version: '0' },
   limits: ClientLimits = DEFAULT_LIMITS,
+  send: HttpFetch = fetchWithinOrigin,
 ): Transport {
   let nextId = 1;
   let headerFields: Map<string, Array<{ field: string; header: string }>> | undefined;
@@ -63,7 +70,7 @@ export function mcpStatelessTransport(
     params: Record<string, unknown>,
     ctx: WireContext,
     extra?: Record<string, string>,
-  ) => postRpc(url, { ...headers, ...extra }, method, params, ctx, nextId++, limits, clientInfo);
+  ) => postRpc(url, { ...headers, ...extra }, method, params, ctx, nextId++, limits, send, clientInfo);
 
   async function listTools(ctx: WireContext): Promise<ToolInfo[]> {
     const tools: ToolInfo[] = [];
@@ -169,8 +176,35 @@ export function mcpStatelessTransport(
   };
 }
 
+/**
+ * One stateless JSON-RPC exchange, sent again once when the server refuses the revision (-32022) but lists it
+ * among the ones it supports (2026-07-28: the client retries at a version from `data.supported`; this client
+ * speaks one stateless revision, so that is the retry it can make; one that does not list it fails as is).
+ */
+async function postRpc(...args: Parameters<typeof postOnce>): Promise<unknown> {
+  try {
+    return await postOnce(...args);
+  } catch (err) {
+    // A stream that broke before the response, with nothing to resume it from: a stateless request carries all
+    // it needs, so it is sent again, once; but a tool call, which may have run already and is no one's to repeat.
+    if (err instanceof McpLiteError && err.data?.reason === 'stream_broken' && args[2] !== 'tools/call')
+      return await postOnce(...args);
+    const supported =
+      err instanceof McpLiteError && err.code === 'unsupported_version' && err.data?.supported;
+    if (!Array.isArray(supported) || !supported.includes(STATELESS_REVISION)) throw err;
+    return await postOnce(...args);
+  }
+}
+
+/** Resumptions of one broken response stream before giving up. */
+const MAX_RESUMES = 3;
+
+function isSse(res: Response): boolean {
+  return res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+}
+
 /** One stateless JSON-RPC exchange: JSON back, or an SSE stream of notifications ending in the response. */
-async function postRpc(
+async function postOnce(
   url: string,
   headers: Record<string, string>,
   method: string,
@@ -178,6 +212,7 @@ async function postRpc(
   ctx: WireContext,
   id: number,
   limits: ClientLimits,
+  send: HttpFetch,
   clientInfo?: { name: string; version: string },
 ): Promise<unknown> {
   const name = method.startsWith('tasks/') ? params.taskId : params.name;
@@ -193,15 +228,17 @@ async function postRpc(
         'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
         ...(clientInfo ? { 'io.modelcontextprotocol/clientInfo': clientInfo } : {}),
         ...(progressToken ? { progressToken } : {}),
+        ...ctx.trace,
       },
     },
   };
   let res: Response;
   try {
-    res = await fetchWithinOrigin(url, {
+    res = await send(url, {
       method: 'POST',
       headers: {
         ...headers,
+        ...ctx.trace,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': STATELESS_REVISION,
@@ -211,15 +248,45 @@ async function postRpc(
       body: JSON.stringify(body),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-    if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
-      for await (const ev of readSse(res.body, limits)) {
-        const msg = JSON.parse(ev.data) as Record<string, unknown>;
-        if (msg.method === 'notifications/progress' && isRecord(msg.params)) {
-          const { progressToken: _t, ...progress } = msg.params;
-          ctx.onPartial?.(progress);
-        } else if (msg.id === id) return settle(msg);
+    if (isSse(res) && res.body) {
+      let stream: ReadableStream<Uint8Array> = res.body;
+      let lastId: string | undefined;
+      for (let resumed = 0; ; resumed++) {
+        try {
+          for await (const ev of readSse(stream, limits)) {
+            if (ev.id) lastId = ev.id;
+            const msg = JSON.parse(ev.data) as Record<string, unknown>;
+            if (msg.method === 'notifications/progress' && isRecord(msg.params)) {
+              const { progressToken: _t, ...progress } = msg.params;
+              ctx.onPartial?.(progress);
+            } else if (msg.id === id) return settle(msg);
+          }
+        } catch (err) {
+          // A bound, a deadline or a bad event ends the call; a connection that broke is what resuming is for.
+          if (err instanceof McpLiteError || err instanceof SyntaxError || ctx.signal?.aborted) throw err;
+        }
+        // Ended without the response: resumed from the last event id the server gave (GET with Last-Event-ID,
+        // as Streamable HTTP says), a few times; without one there is nothing to resume.
+        if (lastId === undefined || resumed >= MAX_RESUMES) break;
+        const again = await send(url, {
+          method: 'GET',
+          headers: {
+            ...headers,
+            accept: 'text/event-stream',
+            'mcp-protocol-version': STATELESS_REVISION,
+            'last-event-id': lastId,
+          },
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        if (!again.ok || !isSse(again) || !again.body) {
+          await again.body?.cancel().catch(() => {});
+          break;
+        }
+        stream = again.body;
       }
-      throw new McpLiteError('unavailable', 'The server ended the stream without a response');
+      throw new McpLiteError('unavailable', 'The server ended the stream without a response', {
+        reason: 'stream_broken',
+      });
     }
     const text = await readBoundedText(res, limits.maxResponseBytes);
     // Before the body: an OAuth error object (`{"error": "invalid_token"}`) is not a JSON-RPC error.

@@ -14,6 +14,11 @@ import type {
 export interface WireContext {
   signal?: AbortSignal;
   onPartial?: (value: unknown) => void;
+  /**
+   * The W3C trace context of the client's span (`traceparent`, `tracestate`, `baggage`), when an OpenTelemetry
+   * SDK is registered: each transport sends it in the request's `_meta` and in its headers or gRPC metadata.
+   */
+  trace?: Record<string, string>;
 }
 
 /**

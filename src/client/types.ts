@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../core/schema.js';
+import type { OAuthOptions } from './oauth.js';
 
 /** The wires the client speaks. `stdio` is MCP over a child process's stdin/stdout. */
 export type Binding = 'mcp-lite-http' | 'grpc' | 'mcp' | 'stdio' | 'webtools';
@@ -161,6 +162,13 @@ export interface ConnectOptions {
   headers?: Record<string, string>;
   /** A bearer token, sent as `Authorization: Bearer …`. */
   token?: string;
+  /**
+   * OAuth 2.1 for a protected server (docs/client.md, "OAuth"): on a 401 the client signs in (or refreshes, or
+   * steps up on a 403 `insufficient_scope`) and retries, on MCP, MCP-lite HTTP and Webtools; gRPC sends the
+   * stored token in its metadata. `{}` is enough for a server that registers clients dynamically and a caller
+   * that handles `unauthenticated` itself; give `onAuthorizationUrl` and `redirectUrl` for an interactive sign-in.
+   */
+  oauth?: OAuthOptions;
   /** A lockfile (object, or path to one): a server whose pinned tools changed is refused. */
   lock?: Lockfile | string;
   /**

@@ -1,7 +1,7 @@
 import { type ErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { authError } from './auth-challenge.js';
-import { fetchWithinOrigin, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import type { LiteAnswer } from './lite-result.js';
 import { readSse } from './sse.js';
@@ -37,6 +37,7 @@ export function webtoolsTransport(
   headers: Record<string, string>,
   options: ConnectOptions,
   limits: ClientLimits,
+  send: HttpFetch = fetchWithinOrigin,
 ): Transport {
   const base = url.endsWith('/') ? url : `${url}/`;
 
@@ -58,10 +59,11 @@ export function webtoolsTransport(
     path = '',
   ): Promise<{ status: number; body: unknown }> {
     try {
-      const res = await fetchWithinOrigin(base + path, {
+      const res = await send(base + path, {
         ...init,
         headers: {
           ...headers,
+          ...ctx.trace,
           accept: 'application/json',
           ...(init.body ? { 'content-type': 'application/json' } : {}),
         },
@@ -80,11 +82,12 @@ export function webtoolsTransport(
    */
   async function streamExchange(body: string, ctx: WireContext): Promise<{ status: number; body: unknown }> {
     try {
-      const res = await fetchWithinOrigin(base, {
+      const res = await send(base, {
         method: 'POST',
         body,
         headers: {
           ...headers,
+          ...ctx.trace,
           accept: 'text/event-stream, application/json',
           'content-type': 'application/json',
         },

@@ -1,5 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { McpLiteError } from './errors.js';
+import { unauthenticatedChallenge } from './oauth/challenge.js';
+import type { ProtectedResource } from './oauth/protected-resource.js';
+import { equalInConstantTime } from './sha256.js';
 
 /** Who is calling, as established by the authentication hook. Handlers see it as `ctx.principal`. */
 export interface Principal {
@@ -9,6 +11,10 @@ export interface Principal {
   scopes?: string[];
   /** Anything else the hook wants handlers to see. */
   claims?: Record<string, unknown>;
+  /** The token's subject (`sub`), when an OAuth hook established the caller. */
+  sub?: string;
+  /** The OAuth client the token was issued to (`client_id`, or `azp`). */
+  clientId?: string;
 }
 
 /** What a binding extracts from its wire for the authentication hook. */
@@ -23,20 +29,27 @@ export interface Credentials {
  * The authentication hook. Return a principal to accept, or undefined (or throw) to reject with
  * `unauthenticated`, which each binding reports natively (HTTP 401 + WWW-Authenticate, gRPC UNAUTHENTICATED).
  */
-export type Authenticate = (
-  credentials: Credentials,
-) => Principal | undefined | Promise<Principal | undefined>;
+export interface Authenticate {
+  (credentials: Credentials): Principal | undefined | Promise<Principal | undefined>;
+  /**
+   * Set by an OAuth hook (`oauthResourceServer`): the protected resource it guards, which the HTTP layer
+   * publishes as RFC 9728 metadata and names in every challenge, so a client discovers the authorization
+   * server from a 401 alone. Plain hooks leave it unset.
+   */
+  readonly protectedResource?: ProtectedResource;
+}
 
 /**
  * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) and names the caller
  * by the token's index, never by the token itself, so that logs never carry the secret.
  */
 export function bearerAuth(tokens: readonly string[]): Authenticate {
-  const expected = tokens.map((t) => Buffer.from(t));
+  const encoder = new TextEncoder();
+  const expected = tokens.map((t) => encoder.encode(t));
   return ({ token }) => {
     if (!token) return undefined;
-    const given = Buffer.from(token);
-    const index = expected.findIndex((e) => e.length === given.length && timingSafeEqual(e, given));
+    const given = encoder.encode(token);
+    const index = expected.findIndex((e) => equalInConstantTime(e, given));
     return index >= 0 ? { id: `bearer-${index}` } : undefined;
   };
 }
@@ -51,10 +64,21 @@ export async function authenticateOrThrow(
   try {
     principal = await hook(credentials);
   } catch (err) {
-    throw new McpLiteError('unauthenticated', 'Authentication failed', undefined, { cause: err });
+    throw refusal(hook, credentials, 'Authentication failed', err);
   }
-  if (!principal) throw new McpLiteError('unauthenticated', 'A valid bearer token is required');
+  if (!principal) throw refusal(hook, credentials, 'A valid bearer token is required');
   return principal;
+}
+
+/** The `unauthenticated` error, its challenge in the data so every wire answers it alike (HTTP: WWW-Authenticate). */
+function refusal(
+  hook: Authenticate,
+  credentials: Credentials,
+  message: string,
+  cause?: unknown,
+): McpLiteError {
+  const data = { wwwAuthenticate: unauthenticatedChallenge(hook.protectedResource, credentials.token) };
+  return new McpLiteError('unauthenticated', message, data, cause === undefined ? undefined : { cause });
 }
 
 /** Extracts the token from an `Authorization: Bearer <token>` header value. */
@@ -62,4 +86,25 @@ export function bearerToken(authorization: string | undefined): string | undefin
   if (!authorization) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   return match?.[1];
+}
+
+/**
+ * Accepts a caller any of `hooks` accepts, trying them in order (e.g. the bearer-token list and OAuth both on).
+ * The first hook that names a protected resource lends it to the combination, so its challenges still point at
+ * the metadata. A hook that throws counts as a refusal, so one failing verifier does not shut the others out.
+ */
+export function anyOf(...hooks: Authenticate[]): Authenticate {
+  const protectedResource = hooks.find((h) => h.protectedResource)?.protectedResource;
+  const combined = async (credentials: Credentials): Promise<Principal | undefined> => {
+    for (const hook of hooks) {
+      try {
+        const principal = await hook(credentials);
+        if (principal) return principal;
+      } catch {
+        // the next hook may still accept
+      }
+    }
+    return undefined;
+  };
+  return protectedResource ? Object.assign(combined, { protectedResource }) : combined;
 }

@@ -3,6 +3,8 @@ import type { LazyAbort } from './lazy-abort.js';
 import type { Outcome } from './outcomes.js';
 import { toSettlement } from './promises/manager.js';
 import type { Settlement } from './promises/store.js';
+import { trackRunningWork } from './running-work.js';
+import { unrefTimer } from './timers.js';
 
 /**
  * Wraps promised work (a long-running tool, or a call promoted past the answer budget): aborted through
@@ -20,7 +22,7 @@ export function backgroundWork(
     () => controller.abort(new McpLiteError('deadline_exceeded', 'The promised work ran out of time')),
     maxRunMs,
   );
-  limit.unref();
+  unrefTimer(limit);
   const aborted = new Promise<never>((_, reject) => {
     controller.onAbort(reject);
   });
@@ -31,10 +33,12 @@ export function backgroundWork(
   } catch (err) {
     work = Promise.reject(err);
   }
-  return Promise.race([work, aborted])
+  const settled = Promise.race([work, aborted])
     .then(
       (outcome) => toSettlement({ outcome }, performance.now() - startedAt),
       (err) => toSettlement({ error: toError(err) }, performance.now() - startedAt),
     )
     .finally(() => clearTimeout(limit));
+  trackRunningWork(settled);
+  return settled;
 }

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { toBase64Url } from './base64.js';
+import { sha256 } from './sha256.js';
 
 /**
  * Digests that bind an elicitation's signed state to the call that asked (docs/architecture.md "Elicitation"):
@@ -8,7 +9,7 @@ import { createHash } from 'node:crypto';
 
 /** The SHA-256 of `value`'s canonical JSON, in unpadded base64url (43 characters). */
 export function jsonDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
+  return toBase64Url(sha256(canonicalJson(value)));
 }
 
 /**

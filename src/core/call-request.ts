@@ -2,6 +2,24 @@ import type { Principal } from './auth.js';
 import type { CompiledTool } from './catalog.js';
 import type { ElicitationReply } from './elicitations.js';
 
+/**
+ * What the wire said about a call beyond its arguments, for tracing (`core/telemetry/`, docs/observability.md):
+ * where its trace context is and how it came.
+ */
+export interface CallWire {
+  /** The request's `params._meta` (SEP-414 carries `traceparent`, `tracestate` and `baggage` there). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The framing, when the binding's name does not tell it (MCP's one-connection framings: `mcp-stdio`, `mcp-ws`,
+   * `mcp-sse`), for `network.transport` and `mcplite.transport`.
+   */
+  readonly transport?: string | undefined;
+  /** The negotiated MCP revision (MCP only). */
+  readonly protocolVersion?: string | undefined;
+  /** The MCP session's id (MCP only). */
+  readonly sessionId?: string | undefined;
+}
+
 /** One tool call as a binding hands it to core. */
 export interface CallRequest {
   /** The tool's name. */
@@ -26,10 +44,18 @@ export interface CallRequest {
   onPartial?: (data: unknown) => void | Promise<void>;
   /** The binding's request id, for logs. */
   requestId?: string | number;
-  /** Which binding the call came through (`http`, `grpc`, `mcp`, `webtools`, `ws`, ...), for metrics. */
+  /**
+   * Which binding the call came through, one name per binding (`op.caller.binding`, `ctx.binding`, logs and
+   * metrics): `mcp-lite-http`, `mcp-lite-ws`, `mcp-lite-stdio`, `grpc`, `webtools`, `mcp`, `mcp-ws`, `mcp-stdio`,
+   * `mcp-sse`, `draft`.
+   */
   binding?: string;
+  /** The request's headers by lower-case name (gRPC metadata, the WebSocket upgrade's); none on stdio. */
+  headers?: Readonly<Record<string, string | undefined>>;
   /** The config for `ctx.config`, already merged and checked (Webtools). Default: `webtools.configFor(name)`. */
   config?: Readonly<Record<string, unknown>>;
   /** The tool to run instead of the catalog's `name`: a pinned webtool version's own action. */
   action?: CompiledTool;
+  /** What the wire said beyond the arguments (`_meta`, headers, framing), read by tracing only. */
+  wire?: CallWire;
 }

@@ -1,12 +1,7 @@
 import { McpLiteError } from './errors.js';
-import {
-  compileValidator,
-  type JsonSchema,
-  type SchemaInput,
-  toJsonSchema,
-  type Validator,
-} from './schema.js';
+import { compileValidator, type JsonSchema, type Validator } from './schema.js';
 import type { ToolDefinition, WireTool } from './tool.js';
+import { convert, inputJsonSchema } from './tool-schemas.js';
 
 /** A tool ready to call: its definition, its wire form and its validators, each computed once. */
 export interface CompiledTool {
@@ -114,11 +109,9 @@ export class Catalog {
     if (typeof definition.handler !== 'function') {
       throw new McpLiteError('invalid_request', `Tool "${name}" has no handler function`);
     }
-    const inputSchema = definition.inputSchema
-      ? schemaOf(name, 'inputSchema', definition.inputSchema)
-      : ANY_OBJECT;
+    const inputSchema = definition.inputSchema ? inputJsonSchema(name, definition.inputSchema) : ANY_OBJECT;
     const outputSchema = definition.outputSchema
-      ? schemaOf(name, 'outputSchema', definition.outputSchema)
+      ? convert(name, 'outputSchema', definition.outputSchema)
       : undefined;
     const wire: WireTool = {
       name,
@@ -142,17 +135,5 @@ export class Catalog {
         : undefined,
       system,
     });
-  }
-}
-
-/** A tool's schema as JSON Schema; one that cannot be converted (zod 3) is an error naming the tool. */
-function schemaOf(tool: string, which: string, schema: SchemaInput): JsonSchema {
-  try {
-    return toJsonSchema(schema);
-  } catch (err) {
-    throw new McpLiteError(
-      'invalid_request',
-      `Invalid ${which} of tool "${tool}": ${(err as Error).message}`,
-    );
   }
 }

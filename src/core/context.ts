@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { ElicitationAnswers, ToolContext } from './tool.js';
 
 const DONE = Promise.resolve();
+const NO_HEADERS: Readonly<Record<string, string | undefined>> = Object.freeze({});
 
 /** What a binding passes in for one call, as far as the handler's context is concerned. */
 export interface ContextInit {
@@ -18,6 +19,10 @@ export interface ContextInit {
    * adapter's costs an AbortController and a 'close' listener), and most calls never need one.
    */
   client: { readonly signal?: AbortSignal | undefined };
+  /** The request's headers (`ctx.headers`); none for work run from a queue. */
+  headers?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The binding's name (`ctx.binding`). */
+  binding?: string | undefined;
   onPartial: ((data: unknown) => void | Promise<void>) | undefined;
   /**
    * Whether the call's client streams; default: whether `onPartial` is given. Queued work always forwards its
@@ -42,6 +47,8 @@ export class CallContext implements ToolContext {
   readonly elicitation: ElicitationAnswers | undefined;
   readonly streaming: boolean;
   readonly config: Readonly<Record<string, unknown>>;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly binding: string;
   private isBackground: boolean;
   private controller: LazyAbort | undefined;
   private childLog: Logger | undefined;
@@ -65,6 +72,8 @@ export class CallContext implements ToolContext {
     this.logger = init.logger;
     this.requestId = init.requestId;
     this.config = init.config;
+    this.headers = init.headers ?? NO_HEADERS;
+    this.binding = init.binding ?? 'unknown';
   }
 
   get background(): boolean {

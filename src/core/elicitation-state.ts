@@ -1,7 +1,8 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { fromBase64, toBase64Url } from './base64.js';
 import { McpLiteError } from './errors.js';
-import { randomId } from './random-id.js';
+import { randomBytes, randomId } from './random-id.js';
 import type { JsonSchema } from './schema.js';
+import { equalInConstantTime, hmacSha256 } from './sha256.js';
 
 /** What the signed state carries between the two rounds of an elicitation. */
 export interface ElicitationStatePayload {
@@ -34,6 +35,11 @@ export interface ElicitationStatePayload {
   nonce: string;
   /** Expiry, epoch milliseconds. */
   exp: number;
+  /**
+   * The first round's span context (`traceparent`), when it was traced: each later round links to it
+   * (`core/telemetry/elicitation-links.ts`). Signed like the rest, so a client cannot point it elsewhere.
+   */
+  trace?: Record<string, string>;
 }
 
 /** What a state is checked against besides its tool: the call that answers it (`ElicitationStatePayload`). */
@@ -49,20 +55,19 @@ export interface ElicitationBinding {
  * can neither forge nor alter what the handler asked. Replicas must share `secret` to accept each other's states.
  */
 export class ElicitationSigner {
-  private readonly key: Buffer;
+  /** Drawn on first use, not here: Workers forbid random values outside a request, where servers are made. */
+  private key: Uint8Array | undefined;
 
   constructor(
-    secret: string | Uint8Array | undefined,
+    private readonly secret: string | Uint8Array | undefined,
     private readonly ttlMs: number,
-  ) {
-    this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
-  }
+  ) {}
 
   /** Encodes `base64url(payload).base64url(hmac)`, with a fresh nonce and the expiry. */
   sign(payload: Omit<ElicitationStatePayload, 'exp' | 'nonce'>): string {
-    const body = Buffer.from(
+    const body = toBase64Url(
       JSON.stringify({ ...payload, nonce: randomId(16, 'base64url'), exp: Date.now() + this.ttlMs }),
-    ).toString('base64url');
+    );
     return `${body}.${this.mac(body)}`;
   }
 
@@ -79,18 +84,18 @@ export class ElicitationSigner {
     // Node's base64url decoder skips what it does not know (padding, `+/`, junk), so several texts would pass
     // for one MAC: only the exact canonical text of 32 bytes is accepted, then compared in constant time.
     if (!MAC_TEXT.test(macText)) throw invalid('forged');
-    const given = Buffer.from(macText, 'base64url');
-    const expected = Buffer.from(this.mac(body), 'base64url');
+    const given = fromBase64(macText);
+    const expected = this.macBytes(body);
     if (
       given.length !== expected.length ||
-      given.toString('base64url') !== macText ||
-      !timingSafeEqual(given, expected)
+      toBase64Url(given) !== macText ||
+      !equalInConstantTime(given, expected)
     )
       throw invalid('forged');
     if (!BODY_TEXT.test(body)) throw invalid('malformed');
     let payload: ElicitationStatePayload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      payload = JSON.parse(new TextDecoder().decode(fromBase64(body)));
     } catch {
       throw invalid('malformed');
     }
@@ -103,7 +108,17 @@ export class ElicitationSigner {
   }
 
   private mac(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
+    return toBase64Url(this.macBytes(body));
+  }
+
+  private macBytes(body: string): Uint8Array {
+    this.key ??=
+      this.secret === undefined
+        ? randomBytes(32)
+        : typeof this.secret === 'string'
+          ? new TextEncoder().encode(this.secret)
+          : this.secret;
+    return hmacSha256(this.key, body);
   }
 }
 

@@ -22,6 +22,7 @@ import {
   toJsonSchema,
   type Validator,
 } from './schema.js';
+import { elicitationTrace, linkToFirstRound } from './telemetry/elicitation-links.js';
 import type { ElicitationAction, ElicitationAnswers } from './tool.js';
 
 /** The actions a user may take on an elicitation, as every wire names them (MCP's `ElicitResult.action`). */
@@ -107,12 +108,15 @@ export class Elicitations {
     }
     const binding = bindingOf(call);
     if (request.requests === undefined) {
+      // handler-value.ts gave a schema-less request the tool's elicitationSchema; a tool without one has none.
+      if (request.schema === undefined) throw new Error(`Tool "${tool}" elicited with no schema`);
       const requestedSchema = toJsonSchema(request.schema);
       const state = this.signer.sign({
         tool,
         schema: requestedSchema,
         context: request.context ?? null,
         ...binding,
+        trace: elicitationTrace(),
       });
       return { type: 'elicitation', message: request.message, requestedSchema, state };
     }
@@ -142,6 +146,7 @@ export class Elicitations {
     try {
       const binding = bindingOf(call);
       const payload = this.signer.verify(reply.state, tool, binding);
+      linkToFirstRound(payload.trace);
       const checked = this.answered(tool, reply, payload, binding);
       return Promise.resolve(mapMaybe(this.use(payload, caller), () => checked));
     } catch (err) {
@@ -267,6 +272,7 @@ export class Elicitations {
       ...(Object.keys(answers).length > 0 ? { answers } : {}),
       context,
       ...binding,
+      trace: elicitationTrace(),
     });
     return {
       type: 'elicitation',

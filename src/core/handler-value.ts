@@ -3,7 +3,7 @@ import type { CallContext } from './context.js';
 import { unansweredOutcome } from './declined-elicitation.js';
 import type { Elicitations, ElicitingCall } from './elicitations.js';
 import { McpLiteError } from './errors.js';
-import { isHandlerOutcome, type Outcome } from './outcomes.js';
+import { type ElicitRequest, isHandlerOutcome, type Outcome } from './outcomes.js';
 
 /** What a tool handler may return, turned into an outcome: plain values, outcome helpers, promises, generators. */
 
@@ -40,8 +40,20 @@ export function toOutcome(
       };
     }
     case 'elicit':
-      return elicitations.outcome(tool.wire.name, value, call);
+      return elicitations.outcome(tool.wire.name, withToolSchema(tool, value), call);
   }
+}
+
+/** A one-form elicitation that names no schema asks with the tool's `elicitationSchema`, which types its answers. */
+function withToolSchema(tool: CompiledTool, request: ElicitRequest): ElicitRequest {
+  if (request.requests !== undefined || request.schema !== undefined) return request;
+  const schema = tool.definition.elicitationSchema;
+  if (schema === undefined) {
+    throw new Error(
+      `Tool "${tool.wire.name}" elicited with no schema: give elicit() one, or the tool an elicitationSchema`,
+    );
+  }
+  return { ...request, schema };
 }
 
 function checkedAnswer(tool: CompiledTool, result: unknown): Outcome {

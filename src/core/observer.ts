@@ -1,3 +1,8 @@
+import { toMcpLiteError } from './errors.js';
+import type { MaybePromise } from './maybe-promise.js';
+import type { Middleware } from './operation.js';
+import type { Outcome } from './outcomes.js';
+
 /** How one tool call ended, for metrics (`ToolServerOptions.onCallEnd`). */
 export interface CallRecord {
   /** The tool's name as called (an unknown name too). */
@@ -14,22 +19,19 @@ export interface CallRecord {
 export type CallObserver = (record: CallRecord) => void;
 
 /**
- * `call`, telling `observer` how each call ended. A wrapper (like the rate limiter's), so that servers without an
- * observer pay nothing on the call path.
+ * The metrics observer as the chain's first stage: it times every `tools/call` (an unknown tool, a refused or
+ * rate-limited call too) and tells `observer` how it ended. Installed only when `onCallEnd` is set, so that
+ * servers without an observer pay nothing on the call path.
  */
-export function observeCalls<R extends { name: string; binding?: string | undefined }, T>(
-  call: (request: R) => T | Promise<T>,
-  outcomeOf: (result: T) => string,
-  errorCodeOf: (err: unknown) => string,
-  observer: CallObserver,
-): (request: R) => T | Promise<T> {
-  return (request) => {
+export function observeToolCalls(observer: CallObserver): Middleware {
+  return (op, next) => {
+    if (op.method !== 'tools/call') return next();
     const started = performance.now();
     const report = (outcome: string) => {
       try {
         observer({
-          tool: request.name,
-          binding: request.binding ?? 'unknown',
+          tool: op.name ?? '',
+          binding: op.caller.binding,
           outcome,
           seconds: (performance.now() - started) / 1000,
         });
@@ -37,24 +39,24 @@ export function observeCalls<R extends { name: string; binding?: string | undefi
         // An observer must never break a call.
       }
     };
-    let result: T | Promise<T>;
+    let result: MaybePromise<unknown>;
     try {
-      result = call(request);
+      result = next();
     } catch (err) {
-      report(`error:${errorCodeOf(err)}`);
+      report(`error:${toMcpLiteError(err).code}`);
       throw err;
     }
     if (!(result instanceof Promise)) {
-      report(outcomeOf(result));
+      report((result as Outcome).type);
       return result;
     }
     return result.then(
       (r) => {
-        report(outcomeOf(r));
+        report((r as Outcome).type);
         return r;
       },
       (err) => {
-        report(`error:${errorCodeOf(err)}`);
+        report(`error:${toMcpLiteError(err).code}`);
         throw err;
       },
     );

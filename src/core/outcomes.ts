@@ -108,7 +108,8 @@ export type ElicitInput = SingleElicitInput | MultiElicitInput;
 /** One form. */
 export interface SingleElicitInput {
   message: string;
-  schema: SchemaInput;
+  /** What to ask for; default: the tool's `elicitationSchema` (which also types the answers). */
+  schema?: SchemaInput;
   /** Anything the handler wants back with the answers (kept in the signed state, so keep it small). */
   context?: unknown;
   requests?: undefined;

@@ -13,6 +13,7 @@ import type { Outcome, PromiseOutcome } from './outcomes.js';
 import { jobOf, type LeasedJob, type PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseRecord, PromiseStore } from './promises/store.js';
 import { toolNotFound } from './suggest.js';
+import { currentTraceCarrier, traceWork } from './telemetry/work-tracing.js';
 import { asToolError } from './tool-errors.js';
 import type { WebtoolCatalog } from './webtools.js';
 import type { JobRunner, LocalSlot, WorkQueue } from './work-queue.js';
@@ -100,7 +101,9 @@ export class PromisedWork {
     });
     const controller = context.detach();
     controller.follow(abort);
-    return this.inProcess(tool, () => runHandler(tool, job.arguments, context), context, controller);
+    return traceWork(job, () =>
+      this.inProcess(tool, () => runHandler(tool, job.arguments, context), context, controller),
+    );
   };
 
   /**
@@ -130,6 +133,8 @@ export class PromisedWork {
     if (context.elicitation) leased.elicitation = context.elicitation;
     if (request.requestId !== undefined) leased.requestId = request.requestId;
     if (request.onPartial) leased.streaming = true;
+    const trace = currentTraceCarrier();
+    if (trace) leased.trace = trace;
     const slot = this.init.queue.reserveLocal?.();
     if (slot) return this.runHere(leased, estimate, owner, slot, request.onPartial);
     const record = await promises.pending(tool.wire.name, estimate, owner);

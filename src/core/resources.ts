@@ -1,4 +1,5 @@
 import type { Principal } from './auth.js';
+import { toBase64 } from './base64.js';
 import type { ContentAnnotations, ResourceContents } from './content.js';
 import { McpLiteError } from './errors.js';
 
@@ -250,7 +251,7 @@ function dropUndefined<T extends object>(o: T): T {
 function normalise(value: ResourceReadValue, uri: string, mimeType: string | undefined): ResourceContents[] {
   const mime = mimeType ? { mimeType } : {};
   if (typeof value === 'string') return [{ uri, ...mime, text: value }];
-  if (value instanceof Uint8Array) return [{ uri, ...mime, blob: Buffer.from(value).toString('base64') }];
+  if (value instanceof Uint8Array) return [{ uri, ...mime, blob: toBase64(value) }];
   if (Array.isArray(value)) return value;
   return [value];
 }

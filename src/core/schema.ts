@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import * as ajvFormats from 'ajv-formats';
-import { McpLiteError } from './errors.js';
+import type { Validator } from './validation-errors.js';
+import { compileWithAjv } from './validator-ajv.js';
+import { compilePortable } from './validator-portable.js';
+
+export type { FieldProblem, Validator } from './validation-errors.js';
 
 /** A JSON Schema document (draft 2020-12 or draft-07). */
 export type JsonSchema = Record<string, unknown>;
@@ -66,91 +67,43 @@ function stripDialect(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
-const addFormats = ((ajvFormats as any).default?.default ?? (ajvFormats as any).default) as (
-  ajv: Ajv,
-) => void;
+/** Whether this runtime generates code from strings: `undefined` until the first schema is compiled. */
+let generatesCode: boolean | undefined;
 
-// One instance per dialect: compiling is the expensive part, so validators are compiled once per tool.
-let ajv2020: Ajv2020 | undefined;
-let ajv07: Ajv | undefined;
-
-function ajvFor(schema: JsonSchema): Ajv {
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-0[4-7]/.test(dialect)) {
-    ajv07 ??= configure(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
-    return ajv07;
+/**
+ * Whether this runtime lets code be generated from strings, asked once, on first use (never at import): ajv
+ * compiles each schema to a function, which Cloudflare Workers forbid, so there the interpreting validator runs.
+ * Workers are known by name, because workerd lets code be generated while the script starts (where servers are
+ * made) and forbids it in requests (where elicitation and config schemas are compiled): one isolate would
+ * otherwise validate with two validators.
+ */
+function codeGenerationAllowed(): boolean {
+  if (generatesCode === undefined) {
+    const userAgent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+    try {
+      generatesCode = userAgent !== 'Cloudflare-Workers' && new Function('return true')() === true;
+    } catch {
+      generatesCode = false;
+    }
   }
-  ajv2020 ??= configure(new Ajv2020({ allErrors: true, strict: false, useDefaults: true }) as unknown as Ajv);
-  return ajv2020 as unknown as Ajv;
+  return generatesCode;
 }
 
-function configure<T extends Ajv>(ajv: T): T {
-  addFormats(ajv);
-  return ajv;
-}
-
-/** A compiled validator: returns the (defaults-filled) value or throws `invalid_params` with readable detail. */
-export type Validator = (value: unknown, what?: string) => unknown;
-
-/** Compiles a schema once; a broken schema is a programming error and fails at definition time. */
+/**
+ * Compiles a schema once; a broken schema is a programming error and fails at definition time (where the runtime
+ * forbids generating code, only as far as the interpreting validator can tell: `docs/runtimes.md`).
+ */
 export function compileValidator(schema: JsonSchema, owner: string): Validator {
-  let validate: ValidateFunction;
+  if (!codeGenerationAllowed()) return compilePortable(schema);
   try {
-    validate = ajvFor(schema).compile(schema);
+    return compileWithAjv(schema);
   } catch (err) {
+    // A runtime may allow code generation at start-up and forbid it later (Workers outside a request): from then on
+    // every schema is interpreted.
+    if (err instanceof EvalError) {
+      generatesCode = false;
+      return compilePortable(schema);
+    }
     throw new Error(`Invalid JSON Schema for ${owner}: ${(err as Error).message}`, { cause: err });
   }
-  return (value, what = 'arguments') => {
-    if (validate(value)) return value;
-    throw invalidParams(what, validate.errors ?? []);
-  };
-}
-
-/** At most this many problems are reported, so hostile input cannot make a huge error body. */
-const MAX_REPORTED_ERRORS = 10;
-
-function invalidParams(what: string, errors: ErrorObject[]): McpLiteError {
-  const problems = errors.slice(0, MAX_REPORTED_ERRORS).map(describe);
-  const first = problems[0];
-  const message = first ? `Invalid ${what}: '${first.field}' ${first.message}` : `Invalid ${what}`;
-  return new McpLiteError('invalid_params', message, { errors: problems });
-}
-
-/** One validation problem in words a person (or a model) can act on: which field (a dotted path), what was expected. */
-export interface FieldProblem {
-  field: string;
-  message: string;
-  expected?: unknown;
-}
-
-function describe(e: ErrorObject): FieldProblem {
-  const base = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(value)';
-  const p = e.params as Record<string, unknown>;
-  switch (e.keyword) {
-    case 'required':
-      return { field: fieldName(e.instancePath, String(p.missingProperty)), message: 'is required' };
-    case 'additionalProperties':
-      return {
-        field: fieldName(e.instancePath, String(p.additionalProperty)),
-        message: 'is not an allowed property',
-      };
-    case 'type':
-      return { field: base, message: `must be of type ${String(p.type)}`, expected: p.type };
-    case 'enum':
-      return {
-        field: base,
-        message: `must be one of ${JSON.stringify(p.allowedValues)}`,
-        expected: p.allowedValues,
-      };
-    default:
-      return {
-        field: base,
-        message: e.message ?? 'is invalid',
-        ...(p.limit !== undefined ? { expected: p.limit } : {}),
-      };
-  }
-}
-
-function fieldName(parent: string, child: string): string {
-  return parent ? `${parent.slice(1).replaceAll('/', '.')}.${child}` : child;
 }

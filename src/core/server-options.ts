@@ -2,10 +2,12 @@ import type { Authenticate } from './auth.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import type { LoggerLike } from './logger.js';
 import type { CallObserver } from './observer.js';
+import type { Middleware } from './operation.js';
 import type { PromiseStore } from './promises/store.js';
 import type { PromptDefinition } from './prompts.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
+import type { TelemetryOptions } from './telemetry/telemetry-options.js';
 import type { ToolDefinition } from './tool.js';
 import type { WebtoolDefinition } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
@@ -78,8 +80,19 @@ export interface ToolServerOptions {
    * (`token`, `authorization`, `password`…) are redacted by the default logger either way.
    */
   logArguments?: boolean;
+  /**
+   * OpenTelemetry tracing and metrics (`@opentelemetry/api`, an optional peer): on when an SDK is registered
+   * before the server is made; whether arguments and results go into spans (off by default). docs/observability.md.
+   */
+  telemetry?: TelemetryOptions;
   /** Optional authentication hook every binding applies (see `bearerAuth`). */
   authenticate?: Authenticate;
+  /**
+   * User middleware around every operation of every binding (tool calls, listings, resources, prompts,
+   * completions), in order: the first is the outermost. Runs after authentication, the metrics observer and the
+   * rate limiter. docs/middleware.md.
+   */
+  middleware?: readonly Middleware[];
   /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
   resources?: readonly ResourceDefinition[];
   /** Resource templates (RFC 6570 URI templates). */

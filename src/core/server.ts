@@ -12,9 +12,14 @@ import { InFlight } from './in-flight.js';
 import { LocalWorkQueue } from './local-work-queue.js';
 import { toLogger } from './log-output.js';
 import type { Logger } from './logger.js';
-import type { MaybePromise } from './maybe-promise.js';
-import { observeCalls } from './observer.js';
+import { type MaybePromise, mapMaybe } from './maybe-promise.js';
+import { authenticateHeaders } from './middleware/authentication.js';
+import { assertToolScopes } from './oauth/tool-scopes.js';
+import { observeToolCalls } from './observer.js';
+import type { Middleware, OperationCaller, OperationMethod } from './operation.js';
+import { type CallerSource, PlainOperation } from './operation-caller.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
+import { Pipeline, type Terminal } from './pipeline.js';
 import { handlerError, PromisedWork, settleValue } from './promised-work.js';
 import { PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseStore } from './promises/store.js';
@@ -30,7 +35,10 @@ import {
   type SystemCall,
   unknownTool,
 } from './system-tools.js';
+import { tracingStage } from './telemetry/index.js';
+import { unrefTimer } from './timers.js';
 import type { ElicitationAnswers } from './tool.js';
+import { ToolCallOperation } from './tool-call-operation.js';
 import { asToolError } from './tool-errors.js';
 import { WebtoolCatalog } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
@@ -51,8 +59,9 @@ interface PendingCall {
 }
 
 /**
- * The protocol-neutral tool server: the catalog, invocation, validation, outcomes and promises. Bindings turn
- * their wire into `callTool` / `listTools` and the results back into their wire.
+ * The protocol-neutral tool server: the catalog, invocation, validation, outcomes and promises. Bindings are
+ * codecs: they decode their wire into operations, hand them in (`call` for tools/call, `listToolsFor`,
+ * `operate` for the rest), where each walks the one middleware chain (`Pipeline`), and encode the result back.
  */
 export class ToolServer {
   /** The versioned tool catalog (user tools plus system tools). */
@@ -75,6 +84,11 @@ export class ToolServer {
   readonly webtools: WebtoolCatalog;
   /** Bits of an IPv6 peer address that name one caller (`ToolServerOptions.ipv6CallerPrefix`). */
   readonly ipv6CallerPrefix: number;
+
+  /** The middleware chain every operation walks: metrics observer, rate limiter, the user's middleware. */
+  readonly pipeline: Pipeline;
+  /** No built-in stage runs before user middleware: a tool call is resolved before the chain, not in a stage. */
+  private readonly resolveFirst: boolean;
 
   private readonly store: PromiseStore | undefined;
   private readonly limiter: RateLimiter | undefined;
@@ -151,16 +165,28 @@ export class ToolServer {
       this.queue.bind(this.work.runJob, this.store);
     }
     this.limiter = rateLimiterOf(options.rateLimit, this.ipv6CallerPrefix);
-    // Every binding calls `call`: one allowance per caller on every wire.
-    if (this.limiter) this.call = this.limiter.limit(this.call.bind(this));
-    if (options.onCallEnd) {
-      this.call = observeCalls(
-        this.call.bind(this),
-        (r) => r.outcome.type,
-        (err) => toMcpLiteError(err).code,
-        options.onCallEnd,
-      );
-    }
+    // Every binding's operations walk this chain: one allowance per caller and one metric on every wire.
+    const stages: Middleware[] = [];
+    // Tracing first, so that its span covers every later stage (issue 27); installed only with an SDK registered.
+    const traced = tracingStage(options.telemetry);
+    if (traced) stages.push(traced);
+    if (options.onCallEnd) stages.push(observeToolCalls(options.onCallEnd));
+    if (this.limiter) stages.push(this.limiter.middleware());
+    const user = options.middleware ?? [];
+    // User middleware sees a tool call's checked arguments: core finds the tool and checks them first, after the
+    // built-in stages (a rate-limited or observed call may name an unknown tool) or, without any, before the chain.
+    this.resolveFirst = stages.length === 0;
+    if (user.length > 0 && !this.resolveFirst) stages.push(this.resolveStage);
+    stages.push(...user);
+    // The tracing stage sees every operation (a span per listing, read, prompt) as user middleware does.
+    this.pipeline = new Pipeline(stages, user.length + (traced ? 1 : 0));
+  }
+
+  /** The principal of a request with these headers, or `unauthenticated`: every binding authenticates here. */
+  authenticateCaller(
+    headers: Readonly<Record<string, string | undefined>>,
+  ): MaybePromise<Principal | undefined> {
+    return authenticateHeaders(this.authenticate, headers);
   }
 
   /**
@@ -189,14 +215,49 @@ export class ToolServer {
     return this.queue?.stats() ?? Promise.resolve({ waiting: 0, running: 0 });
   }
 
-  /** The cached listing of the current catalog version. */
+  /** The cached listing of the current catalog version, as the server holds it (no caller's view). */
   listTools(): Listing {
     return this.catalog.listing();
   }
 
   /**
-   * Calls a tool. Resolves with the outcome and its `_meta`; rejects with an McpLiteError for protocol errors
-   * (unknown tool, invalid arguments, cancelled, deadline, internal).
+   * The `tools/list` of one caller, through the chain. Without user middleware this is the cached listing, so the
+   * listing path stays as fast as it was; with it, a filtered or changed listing is serialised per request.
+   */
+  listToolsFor(caller: CallerSource): MaybePromise<Listing> {
+    const listing = this.catalog.listing();
+    if (!this.pipeline.seesEveryOperation) return listing;
+    const op = new PlainOperation('tools/list', undefined, undefined, caller);
+    return mapMaybe(
+      this.pipeline.run(op, () => listing.tools),
+      (tools) => {
+        if (tools === listing.tools) return listing;
+        if (!Array.isArray(tools))
+          throw new McpLiteError('internal', 'A middleware returned no tool listing');
+        return { version: listing.version, tools, json: JSON.stringify({ tools }) };
+      },
+    );
+  }
+
+  /**
+   * Runs an operation other than a tool call or a listing (`resources/*`, `prompts/*`, `completion/complete`)
+   * through the chain; `run` does the operation itself. Without user middleware `run` is called at once.
+   */
+  operate<T>(
+    method: OperationMethod,
+    name: string | undefined,
+    args: Readonly<Record<string, unknown>> | undefined,
+    caller: CallerSource,
+    run: () => MaybePromise<T>,
+  ): MaybePromise<T> {
+    if (!this.pipeline.seesEveryOperation) return run();
+    return this.pipeline.run(new PlainOperation(method, name, args, caller), run) as MaybePromise<T>;
+  }
+
+  /**
+   * `call`, always as a promise (for callers off the hot path). Resolves with the outcome and its `_meta`;
+   * rejects with an McpLiteError for protocol errors (unknown tool, invalid arguments, cancelled, deadline,
+   * internal).
    */
   callTool(request: CallRequest): Promise<CallResult> {
     try {
@@ -213,10 +274,91 @@ export class ToolServer {
    * promise turns. Protocol errors are thrown when found synchronously, otherwise the promise rejects with them.
    */
   call(request: CallRequest): MaybePromise<CallResult> {
-    const startedAt = performance.now();
+    if (this.pipeline.empty) {
+      const startedAt = performance.now();
+      const tool = request.action ?? this.catalog.get(request.name);
+      if (!tool) throw unknownTool(request.name, this.catalog.names());
+      // Before the arguments: a caller who may not call the tool learns nothing from its validation.
+      assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
+      return this.proceed(tool, this.checkArguments(tool, request.arguments), request, startedAt, undefined);
+    }
+    const op = new ToolCallOperation(request, performance.now());
+    if (this.resolveFirst) this.resolve(op);
+    const outcome = this.pipeline.run(op, this.finishCall);
+    // Mapped in this turn when the chain answered synchronously: no closure, no promise turn.
+    return outcome instanceof Promise
+      ? outcome.then((o) => this.resultOf(op, o))
+      : this.resultOf(op, outcome);
+  }
+
+  /** The chain's stage before user middleware: finds the tool (as this caller may see it) and checks the arguments. */
+  private readonly resolveStage: Middleware = (op, next) => {
+    if (op instanceof ToolCallOperation) this.resolve(op);
+    return next();
+  };
+
+  /** The chain's end for a tool call: runs it, keeping core's result for `resultOf`. */
+  private readonly finishCall: Terminal = (op) => {
+    const call = op as ToolCallOperation;
+    this.resolve(call);
+    const result = this.proceed(
+      call.tool!,
+      call.arguments as Record<string, unknown>,
+      call.request,
+      call.startedAt,
+      call,
+    );
+    if (result instanceof Promise) return result.then((r) => ToolServer.kept(call, r));
+    return ToolServer.kept(call, result);
+  };
+
+  private resolve(op: ToolCallOperation): void {
+    if (op.tool) return;
+    const request = op.request;
     const tool = request.action ?? this.catalog.get(request.name);
-    if (!tool) throw unknownTool(request.name, this.catalog.names());
-    const args = this.checkArguments(tool, request.arguments);
+    if (!tool || !this.mayCall(tool, op.caller)) throw unknownTool(request.name, this.namesFor(op.caller));
+    // Before the arguments: a caller who may not call the tool learns nothing from its validation.
+    assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
+    op.arguments = this.checkArguments(tool, request.arguments);
+    op.tool = tool;
+  }
+
+  private mayCall(tool: CompiledTool, caller: OperationCaller): boolean {
+    return !this.pipeline.hidesTools || this.pipeline.visible(tool.wire, caller);
+  }
+
+  /** The tool names this caller may see, for the suggestion of an unknown tool (hidden ones are never named). */
+  private namesFor(caller: OperationCaller): string[] {
+    if (!this.pipeline.hidesTools) return this.catalog.names();
+    return this.catalog
+      .listing()
+      .tools.filter((t) => this.pipeline.visible(t, caller))
+      .map((t) => t.name);
+  }
+
+  /** Keeps core's result on the operation (for `resultOf`) and hands the chain its outcome. */
+  private static kept(op: ToolCallOperation, result: CallResult): Outcome {
+    op.result = result;
+    return result.outcome;
+  }
+
+  /** The call's result for the outcome the chain handed back: core's own when unchanged, else a new one. */
+  private resultOf(op: ToolCallOperation, outcome: unknown): CallResult {
+    if (op.result && op.result.outcome === outcome) return op.result;
+    if (typeof outcome !== 'object' || outcome === null || typeof (outcome as Outcome).type !== 'string') {
+      throw new McpLiteError('internal', 'A middleware returned no outcome for a tools/call');
+    }
+    return this.result(outcome as Outcome, performance.now() - op.startedAt);
+  }
+
+  /** Runs a found tool with checked arguments: an elicitation answer is checked first. */
+  private proceed(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    request: CallRequest,
+    startedAt: number,
+    op: ToolCallOperation | undefined,
+  ): MaybePromise<CallResult> {
     if (request.elicitation !== undefined) {
       const caller = this.callerKey(request);
       const call = { arguments: args, principal: request.principal };
@@ -225,10 +367,10 @@ export class ToolServer {
         .then((checked) =>
           checked.reask
             ? this.reask(tool, checked.reask, startedAt, caller)
-            : this.invoke(tool, args, request, checked.complete, startedAt),
+            : this.invoke(tool, args, request, checked.complete, startedAt, op),
         );
     }
-    return this.invoke(tool, args, request, undefined, startedAt);
+    return this.invoke(tool, args, request, undefined, startedAt, op);
   }
 
   /** Runs a call whose arguments (and elicitation answers, if any) are checked. */
@@ -238,6 +380,7 @@ export class ToolServer {
     request: CallRequest,
     elicitation: ElicitationAnswers | undefined,
     startedAt: number,
+    op: ToolCallOperation | undefined,
   ): MaybePromise<CallResult> {
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
@@ -256,7 +399,10 @@ export class ToolServer {
       logger: this.logArguments ? this.logger.child({ arguments: args }) : this.logger,
       requestId: request.requestId,
       config: request.config ?? this.webtools.configFor(request.name),
+      headers: request.headers,
+      binding: request.binding,
     });
+    if (op) op.context = context;
     if (tool.longRunningEstimateMs !== undefined && this.work) {
       return this.work
         .start(tool, args, context, request)
@@ -438,6 +584,6 @@ export class ToolServer {
       const now = performance.now();
       for (const call of this.pending) if (now - call.startedAt >= this.answerBudgetMs) this.promote(call);
     }, every);
-    this.sweeper.unref();
+    unrefTimer(this.sweeper);
   }
 }

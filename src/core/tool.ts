@@ -1,6 +1,9 @@
 import type { Principal } from './auth.js';
+import type { AnswersOf, ArgsOf, InputOf, InputSchemaProblem, OutputOf } from './infer.js';
 import type { Logger } from './logger.js';
+import type { HandlerOutcome } from './outcomes.js';
 import type { JsonSchema, SchemaInput } from './schema.js';
+import { checkToolSchemas } from './tool-schemas.js';
 
 /** Hints about a tool's behaviour, as in MCP (`readOnlyHint`, `destructiveHint`, …). */
 export interface ToolAnnotations {
@@ -18,24 +21,43 @@ export interface ToolAnnotations {
  */
 export type ElicitationAction = 'accept' | 'decline' | 'cancel';
 
-/** The answers to an elicitation, verified against the signed state, as the handler sees them. */
-export interface ElicitationAnswers {
-  /**
-   * What the user did. The handler runs again whatever it was: on `decline` or `cancel`, `answers` is empty and
-   * the handler answers as it sees fit ("kept the note"); if it elicits again instead, the call ends as declined.
-   */
-  action: ElicitationAction;
-  /**
-   * The user's answers, validated against the schema the handler asked with. For `elicit({ requests })`: keyed
-   * by request name, every request answered (core asks again for missing ones before calling the handler).
-   */
-  answers: Record<string, unknown>;
+/**
+ * The answers to an elicitation, verified against the signed state, as the handler sees them. `Answers` is the
+ * type of the tool's `elicitationSchema` (see `defineTool`): checking `action === 'accept'` narrows `answers` to
+ * it, since on a decline or cancel nothing was answered.
+ */
+export type ElicitationAnswers<Answers = Record<string, unknown>> =
+  | (ElicitationReplyFields & {
+      /** The user answered. */
+      action: 'accept';
+      /**
+       * The user's answers, validated against the schema the handler asked with. For `elicit({ requests })`:
+       * keyed by request name, every request answered (core asks again for missing ones before calling the
+       * handler).
+       */
+      answers: Answers;
+    })
+  | (ElicitationReplyFields & {
+      /**
+       * The user said no (`decline`) or dismissed the form (`cancel`). The handler runs again all the same and
+       * answers as it sees fit ("kept the note"); if it elicits again instead, the call ends as declined.
+       */
+      action: Exclude<ElicitationAction, 'accept'>;
+      /** Empty: nothing was answered (typed as the answers, every field optional, so reading them is checked). */
+      answers: Partial<Answers>;
+    });
+
+/** What every elicitation reply carries, whatever the user did. */
+interface ElicitationReplyFields {
   /** The `context` the handler put into `elicit(...)`. */
   context: unknown;
 }
 
-/** What a handler gets besides its arguments. */
-export interface ToolContext {
+/**
+ * What a handler gets besides its arguments. `Answers` types `elicitation.answers` (the tool's
+ * `elicitationSchema`).
+ */
+export interface ToolContext<Answers = Record<string, unknown>> {
   /** Aborts when the client hangs up, cancels (or cancels the promise), or a deadline passes. */
   readonly signal: AbortSignal;
   /**
@@ -48,10 +70,17 @@ export interface ToolContext {
   readonly log: Logger;
   /** The caller, when an authentication hook is configured. */
   readonly principal: Principal | undefined;
+  /**
+   * The request's headers by lower-case name (HTTP headers, gRPC metadata, the WebSocket upgrade's headers);
+   * empty on stdio and for promised work run from a queue, which have none.
+   */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The binding the call came through (`op.caller.binding`: `mcp`, `grpc`, `webtools`, ...), or `unknown`. */
+  readonly binding: string;
   /** The tool's name. */
   readonly tool: string;
   /** Present when this call answers an elicitation. */
-  readonly elicitation: ElicitationAnswers | undefined;
+  readonly elicitation: ElicitationAnswers<Answers> | undefined;
   /** True when the call runs as promised work, detached from the original request. */
   readonly background: boolean;
   /** Whether partials reach a client on this call (so a handler can skip building them). */
@@ -69,10 +98,31 @@ export interface ToolContext {
  * or be an async generator: each `yield` is a partial and the generator's return value is the final answer (if it
  * returns nothing: on a streaming call `null`, otherwise the list of everything it yielded).
  */
-export type ToolHandler<Args = any> = (args: Args, ctx: ToolContext) => unknown;
+export type ToolHandler<Args = any, Output = unknown, Answers = any> = (
+  args: Args,
+  ctx: ToolContext<Answers>,
+) => HandlerReturn<Output>;
 
-/** A tool as its author defines it, once, for every binding. */
-export interface ToolDefinition<Args = any> {
+/** An answer of type `Output`, or an outcome (`failure`, `elicit`, `needMoreResource`, `answer`). */
+export type HandlerResult<Output> = Output | HandlerOutcome;
+
+/**
+ * What a handler may return when its tool has an `outputSchema`: the answer checked against it, directly, as a
+ * promise, or as an async generator's return value (yields are partials, of any shape). Without one: anything.
+ */
+export type HandlerReturn<Output> = unknown extends Output
+  ? unknown
+  :
+      | HandlerResult<Output>
+      | PromiseLike<HandlerResult<Output>>
+      | AsyncGenerator<unknown, HandlerResult<Output>, any>;
+
+/**
+ * A tool as its author defines it, once, for every binding. The type parameters are what `defineTool` reads from
+ * the schemas: the handler's arguments, its answer, and the elicitation answers it receives; a plain object (no
+ * `defineTool`) has them all `any`.
+ */
+export interface ToolDefinition<Args = any, Output = any, Answers = any> {
   /** Unique name (letters, digits, `_`, `-`, `.`; at most 128 characters). */
   name: string;
   /** Optional category, listed as `@type` (e.g. "query", "action"; "system" is reserved for built-ins). */
@@ -81,10 +131,20 @@ export interface ToolDefinition<Args = any> {
   title?: string;
   /** What the tool does, for people and models. */
   description?: string;
-  /** JSON Schema (draft 2020-12 or draft-07) or a zod schema for the arguments; default: any object. */
+  /**
+   * The arguments, as an object schema: zod 4 (`z.object({ … })`, not a raw shape), any Standard Schema library
+   * that describes itself as JSON Schema, or JSON Schema (draft 2020-12 or draft-07) with `type: 'object'`.
+   * Default: any object. Anything else is refused when the tool is defined, as MCP clients reject a whole listing
+   * with one non-object input schema in it.
+   */
   inputSchema?: SchemaInput;
   /** Optional schema the answer must satisfy (checked before it is sent). */
   outputSchema?: SchemaInput;
+  /**
+   * The schema of the answers this tool elicits (`elicit({ message })` asks with it when it names no schema of
+   * its own): it types `ctx.elicitation.answers`. For `elicit({ requests })`, the object keyed by request name.
+   */
+  elicitationSchema?: SchemaInput;
   /** Optional behaviour hints. */
   annotations?: ToolAnnotations;
   /**
@@ -92,12 +152,75 @@ export interface ToolDefinition<Args = any> {
    * background work. `estimatedMs` feeds `estimated_completion`.
    */
   longRunning?: boolean | { estimatedMs?: number };
+  /**
+   * The same arguments give the same answer for a while, so `cacheResults()` may reuse an answer instead of
+   * running the handler again. Off by default: only a tool marked so is ever cached.
+   */
+  cacheable?: boolean;
+  /**
+   * What a caller needs: `scopes` its token must grant (with `oauthResourceServer`). A caller without them gets
+   * `forbidden` with the step-up challenge naming them; the tool stays listed, so a client can ask for them.
+   */
+  auth?: ToolAuth;
   /** The implementation. */
-  handler: ToolHandler<Args>;
+  handler: ToolHandler<Args, Output, Answers>;
 }
 
-/** Identity function that gives a tool definition its types. */
-export function defineTool<Args = any>(definition: ToolDefinition<Args>): ToolDefinition<Args> {
+/** A tool's access requirements. */
+export interface ToolAuth {
+  /** OAuth scopes the caller's token must all grant. */
+  scopes?: readonly string[];
+}
+
+/** The fields whose types `defineTool` reads from the definition itself. */
+type InferredFields = 'name' | 'inputSchema' | 'outputSchema' | 'elicitationSchema' | 'handler';
+
+/**
+ * A tool defined with `defineTool`: its name as a literal type and, for the client's typed `call`, what a caller
+ * sends (`input`) and gets back (`output`). `~types` exists only at compile time.
+ */
+export type TypedTool<
+  Name extends string = string,
+  Args = any,
+  Output = any,
+  Answers = any,
+  CallInput = Args,
+> = ToolDefinition<Args, Output, Answers> & {
+  name: Name;
+  readonly '~types'?: { readonly input: CallInput; readonly output: Output };
+};
+
+/**
+ * Defines a tool and infers its types from its schemas: the handler's arguments from `inputSchema`, what it must
+ * answer from `outputSchema`, `ctx.elicitation.answers` from `elicitationSchema` (zod 4, any Standard Schema
+ * library, or a JSON Schema literal). A raw zod shape or a schema of something other than an object as
+ * `inputSchema` is refused here, with what to write instead (and fails to compile where TypeScript can tell).
+ */
+export function defineTool<
+  const Name extends string,
+  const Input extends SchemaInput | undefined = undefined,
+  const Output extends SchemaInput | undefined = undefined,
+  const Asked extends SchemaInput | undefined = undefined,
+>(
+  definition: Omit<ToolDefinition, InferredFields> & {
+    name: Name;
+    inputSchema?: Input;
+    outputSchema?: Output;
+    elicitationSchema?: Asked;
+    handler: ToolHandler<ArgsOf<Input>, OutputOf<Output>, AnswersOf<Asked>>;
+  } & InputSchemaProblem<Input>,
+): TypedTool<Name, ArgsOf<Input>, OutputOf<Output>, AnswersOf<Asked>, InputOf<Input>>;
+/**
+ * Defines a tool whose argument type is given rather than inferred (`defineTool<MyArgs>({ … })`, as before
+ * inference existed); only with an explicit type argument.
+ */
+export function defineTool<Args extends object = never>(
+  definition: [Args] extends [never]
+    ? { '~error': 'give the argument type: defineTool<Args>(…)' }
+    : ToolDefinition<Args>,
+): ToolDefinition<Args>;
+export function defineTool(definition: ToolDefinition): ToolDefinition {
+  checkToolSchemas(definition);
   return definition;
 }
 

@@ -29,6 +29,11 @@ export interface PromisedJob {
   streaming?: boolean;
   /** The promise's expiry (epoch ms): work still waiting then is dropped, nobody can redeem it any more. */
   expiresAt: number;
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`, `baggage`) of the call that made the promise, when it was
+   * traced: the work runs as a span of that trace wherever it runs (`core/telemetry/work-tracing.ts`).
+   */
+  trace?: Record<string, string>;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type TaskBounds,
   type TaskResumeData,
 } from '../core/session-state.js';
+import { unrefTimer } from '../core/timers.js';
 import { tooMany, tooManyForCaller, tooManySubscriptions, tooManyTasks } from './bound-errors.js';
 import { eventsAfterId, ResponseWaiters, SessionListeners } from './session-local.js';
 
@@ -242,6 +243,6 @@ export class MemorySessionStore implements SessionStateStore {
       },
       Math.min(60_000, this.bounds.idleMs),
     );
-    this.sweeper.unref();
+    unrefTimer(this.sweeper);
   }
 }

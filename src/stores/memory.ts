@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { KeyedListeners } from '../core/keyed-listeners.js';
 import type {
   PromiseQuota,
   PromiseRecord,
@@ -6,6 +6,7 @@ import type {
   PromiseStore,
   Settlement,
 } from '../core/promises/store.js';
+import { type TimerHandle, unrefTimer } from '../core/timers.js';
 import { tooManyPromises } from './bound-errors.js';
 
 /** Options of the in-memory promise store. */
@@ -52,19 +53,22 @@ export class MemoryPromiseStore implements PromiseStore {
   private readonly entries = new Map<string, Entry>();
   /** Unexpired promises per owner (`callerKey`). */
   private readonly perOwner = new Map<string, number>();
-  private readonly events = new EventEmitter();
+  /** Who waits for a promise to settle or be cancelled, by token. */
+  private readonly settled = new KeyedListeners<void>();
+  private readonly cancelListeners = new Set<(token: string) => void>();
   private readonly maxEntries: number;
   private readonly expiredGraceMs: number;
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly sweepIntervalMs: number;
+  /** Started by the first promise, not here: Workers forbid timers outside a request, where stores are made. */
+  private sweeper: TimerHandle | undefined;
+  private closed = false;
   private lastQuotaSweep = 0;
   private pending = 0;
 
   constructor(options: MemoryPromiseStoreOptions = {}) {
     this.maxEntries = options.maxEntries ?? 100_000;
     this.expiredGraceMs = options.expiredGraceMs ?? 600_000;
-    this.events.setMaxListeners(0);
-    this.sweeper = setInterval(() => this.sweep(Date.now()), options.sweepIntervalMs ?? 30_000);
-    this.sweeper.unref();
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 30_000;
   }
 
   /** How many promises are held (any status). */
@@ -74,6 +78,8 @@ export class MemoryPromiseStore implements PromiseStore {
 
   async create(record: PromiseRecord, quota: PromiseQuota): Promise<boolean> {
     if (this.entries.has(record.token)) return false;
+    if (!this.sweeper && !this.closed)
+      this.sweeper = unrefTimer(setInterval(() => this.sweep(Date.now()), this.sweepIntervalMs));
     const now = Date.now();
     let held = this.perOwner.get(record.owner) ?? 0;
     // Expired promises free their owner's quota; sweep at most every 100 ms so a caller at its limit cannot
@@ -116,7 +122,7 @@ export class MemoryPromiseStore implements PromiseStore {
     e.status = 1;
     this.pending--;
     e.settlement = JSON.stringify(settlement);
-    this.events.emit(token);
+    this.settled.emit(token, undefined);
     return true;
   }
 
@@ -125,8 +131,8 @@ export class MemoryPromiseStore implements PromiseStore {
     if (e?.status !== 0) return false;
     e.status = 2;
     this.pending--;
-    this.events.emit(token);
-    this.events.emit('cancel', token);
+    this.settled.emit(token, undefined);
+    for (const listener of [...this.cancelListeners]) listener(token);
     return true;
   }
 
@@ -147,20 +153,20 @@ export class MemoryPromiseStore implements PromiseStore {
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        this.events.off(token, done);
+        stopListening();
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
-      this.events.on(token, done);
+      const stopListening = this.settled.add(token, done);
       signal?.addEventListener('abort', done, { once: true });
     });
     return this.read(token);
   }
 
   onCancel(listener: (token: string) => void): () => void {
-    this.events.on('cancel', listener);
-    return () => this.events.off('cancel', listener);
+    this.cancelListeners.add(listener);
+    return () => this.cancelListeners.delete(listener);
   }
 
   async pendingCount(): Promise<number> {
@@ -170,8 +176,10 @@ export class MemoryPromiseStore implements PromiseStore {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
-    this.events.removeAllListeners();
+    this.settled.clear();
+    this.cancelListeners.clear();
   }
 
   private read(token: string): PromiseRecord | undefined {

@@ -1,6 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
 import { KeyedListeners } from '../core/keyed-listeners.js';
 import type { ResponseWaiter, ServerResponse, SessionEvent, SessionMessage } from '../core/session-state.js';
+import { unrefTimer } from '../core/timers.js';
 
 /**
  * What every session store keeps in its own process, whichever store holds the state: the listeners of each
@@ -26,7 +27,7 @@ export class ResponseWaiters {
         this.waiters.delete(requestId);
         reject(new McpLiteError('deadline_exceeded', 'The client did not answer the server request in time'));
       }, timeoutMs);
-      timer.unref();
+      unrefTimer(timer);
       cancel = () => {
         clearTimeout(timer);
         if (this.waiters.delete(requestId)) onCancel?.();

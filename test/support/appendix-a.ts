@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { serverOptions, tools } from '../../examples/demo/index.js';
-import { createServer, type RunningServer, serve } from '../../src/index.js';
+import { createServer } from '../../src/index.js';
+import { type RunningServer, serve } from '../../src/node.js';
 import { isIsoTime } from './mcp-lite-http.js';
 
 /** The demo's mcp-lite base URL (`…/mcp-lite/v1/`), set once `serveDemo`'s beforeAll has run. */

@@ -10,8 +10,9 @@ import { serverOptions, tools } from '../../examples/demo/index.js';
 import { clusterRole } from '../../src/cli/cluster.js';
 import { createLogger } from '../../src/cli/logger.js';
 import { exitOnSignals } from '../../src/cli/shutdown.js';
-import { createServer, serve } from '../../src/index.js';
+import { createServer } from '../../src/index.js';
 import { createMetrics } from '../../src/metrics.js';
+import { serve } from '../../src/node.js';
 
 const [port = '0', grpcPort = 'off', workers = '2', extra] = process.argv.slice(2);
 const withMetrics = extra === 'metrics';

@@ -3,7 +3,8 @@
  * adapter turns its wire's replies into, the session and adapter interfaces, and the normalisation of MCP-lite's
  * JSON-RPC replies that every JSON-RPC framing of MCP-lite (HTTP, WebSocket, stdio) shares.
  */
-import type { RunningServer, ToolServer } from '../../src/index.js';
+import type { ToolServer } from '../../src/index.js';
+import type { RunningServer } from '../../src/node.js';
 
 /** The protocol-error classes every binding can express. */
 export type ErrorClass =

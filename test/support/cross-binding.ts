@@ -17,9 +17,9 @@ import {
   failure,
   McpLiteError,
   needMoreResource,
-  serve,
   type ToolDefinition,
 } from '../../src/index.js';
+import { serve } from '../../src/node.js';
 import { grpcAdapter, httpAdapter, stdioAdapter, wsAdapter } from './cross-binding-mcp-lite.js';
 import { mcpLegacySseAdapter, mcpStreamableHttpAdapter, mcpWsAdapter } from './cross-binding-mcp-sdk.js';
 import type {

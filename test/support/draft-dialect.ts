@@ -4,13 +4,8 @@
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { reportProgress } from '../../src/core/notices.js';
-import {
-  createServer,
-  type RunningServer,
-  serve,
-  type ToolDefinition,
-  type ToolServer,
-} from '../../src/index.js';
+import { createServer, type ToolDefinition, type ToolServer } from '../../src/index.js';
+import { type RunningServer, serve } from '../../src/node.js';
 
 // The draft's examples, verbatim (sections 3.1, 3.1 step 3, 4.1, 5.1, 7, 8.1, 8.2).
 /** The draft's `initialize` (section 3.1). */

@@ -6,13 +6,8 @@
 import { connect } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { expect } from 'vitest';
-import {
-  createServer,
-  type RunningServer,
-  type ServeOptions,
-  type ServerOptions,
-  serve,
-} from '../../src/index.js';
+import { createServer, type ServerOptions } from '../../src/index.js';
+import { type RunningServer, type ServeOptions, serve } from '../../src/node.js';
 
 /** A running test server and the URLs of its endpoints. */
 export interface TestServer {

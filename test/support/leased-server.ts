@@ -3,7 +3,8 @@
  * a short answer budget and a short lease, and a tool that runs until it is aborted. Prints its base URL.
  * Env: REDIS_URL, PREFIX, LEASE_MS.
  */
-import { createServer, serve } from '../../src/index.js';
+import { createServer } from '../../src/index.js';
+import { serve } from '../../src/node.js';
 import { RedisPromiseStore } from '../../src/stores/redis/index.js';
 
 const server = createServer({

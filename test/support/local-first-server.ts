@@ -4,7 +4,8 @@
  * under a short lease, and a long-running tool `slow` that runs until it is aborted (or 60 s). Prints its base URL.
  * Env: REDIS_URL, PREFIX (store), QUEUE_PREFIX, QUEUE_NAME, LEASE_MS.
  */
-import { createServer, serve } from '../../src/index.js';
+import { createServer } from '../../src/index.js';
+import { serve } from '../../src/node.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../../src/stores/redis/index.js';
 
 const url = process.env.REDIS_URL!;

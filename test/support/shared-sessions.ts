@@ -6,14 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { logToClient } from '../../src/core/notices.js';
-import {
-  createServer,
-  defineTool,
-  elicit,
-  type RunningServer,
-  serve,
-  type ToolHandler,
-} from '../../src/index.js';
+import { createServer, defineTool, elicit, type ToolHandler } from '../../src/index.js';
+import { type RunningServer, serve } from '../../src/node.js';
 import { RedisPromiseStore } from '../../src/stores/redis/promise-store.js';
 import { RedisSessionStore } from '../../src/stores/redis/session-store.js';
 import { deletePrefix } from './scale-cluster.js';

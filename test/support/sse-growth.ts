@@ -8,7 +8,8 @@
  * The tool itself samples the heap (after a full gc) once the stream is warm and again at its end, so the figure
  * is the growth during one live stream. Prints one JSON line: `{ events, bytesPerEvent, heapStart, heapEnd }`.
  */
-import { createServer, defineTool, serve } from '../../src/index.js';
+import { createServer, defineTool } from '../../src/index.js';
+import { serve } from '../../src/node.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

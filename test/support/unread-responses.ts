@@ -13,7 +13,8 @@
  * other client was answered. With `HALF_CLOSE=1` the attackers leave by half-closing (FIN) instead of resetting.
  */
 import { connect, type Socket } from 'node:net';
-import { createServer, defineTool, serve } from '../../src/index.js';
+import { createServer, defineTool } from '../../src/index.js';
+import { serve } from '../../src/node.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');

@@ -1,3 +1,4 @@
+import { utf8ByteLength } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 
@@ -43,9 +44,9 @@ export async function answerBatch(
   for (let i = 0; i < answers.length; i++) {
     let reply = answers[i];
     if (reply === undefined) continue;
-    if (!full && bytes + Buffer.byteLength(reply) + 1 > MAX_BATCH_ANSWER_BYTES) full = true;
+    if (!full && bytes + utf8ByteLength(reply) + 1 > MAX_BATCH_ANSWER_BYTES) full = true;
     if (full) reply = refuse(messages[i], answerTooLarge());
-    bytes += Buffer.byteLength(reply) + 1;
+    bytes += utf8ByteLength(reply) + 1;
     replies.push(reply);
   }
   return replies.length === 0 ? undefined : `[${replies.join(',')}]`;

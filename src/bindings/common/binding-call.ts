@@ -1,5 +1,5 @@
 import type { Principal } from '../../core/auth.js';
-import type { CallRequest } from '../../core/call-request.js';
+import type { CallRequest, CallWire } from '../../core/call-request.js';
 import type { CompiledTool } from '../../core/catalog.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 
@@ -7,6 +7,8 @@ import type { ElicitationReply } from '../../core/elicitations.js';
 export interface CallSource {
   readonly signal: AbortSignal;
   readonly remoteAddress?: string | undefined;
+  /** The request's headers (HTTP headers, gRPC metadata, the WebSocket upgrade's); none on stdio. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /**
@@ -31,12 +33,14 @@ export class BindingCall implements CallRequest {
     /** Set for streaming calls; a binding that decides to stream after building the call sets it then. */
     public onPartial: ((data: unknown) => void | Promise<void>) | undefined,
     readonly elicitation: ElicitationReply | undefined,
-    /** The binding's name in metrics (`http`, `mcp`, `ws`, `stdio`, `webtools`). */
+    /** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics): `http`, `mcp`, `ws`, `stdio`, `webtools`, `grpc`. */
     readonly binding: string | undefined = undefined,
     /** The config for `ctx.config`, already merged and checked (Webtools). */
     readonly config: Readonly<Record<string, unknown>> | undefined = undefined,
     /** The tool to run instead of the catalog's `name` (a pinned webtool version's own action). */
     readonly action: CompiledTool | undefined = undefined,
+    /** What the wire said beyond the arguments (`_meta`, framing, MCP revision and session), for tracing. */
+    readonly wire: CallWire | undefined = undefined,
   ) {
     this.arguments = args;
   }
@@ -47,5 +51,9 @@ export class BindingCall implements CallRequest {
 
   get remoteAddress(): string | undefined {
     return this.addressSource.remoteAddress;
+  }
+
+  get headers(): Readonly<Record<string, string | undefined>> | undefined {
+    return this.addressSource.headers;
   }
 }

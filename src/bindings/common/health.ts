@@ -1,4 +1,5 @@
 import type { NeutralHandler, NeutralResponse } from '../../core/http.js';
+import { unrefTimer } from '../../core/timers.js';
 
 /**
  * Liveness and readiness over HTTP (`GET /healthz`, `GET /readyz`), for load balancers and orchestrators, and the
@@ -77,7 +78,7 @@ export class Readiness {
   poll(intervalMs: number): () => void {
     void this.check();
     const timer = setInterval(() => void this.check(), intervalMs);
-    timer.unref();
+    unrefTimer(timer);
     return () => clearInterval(timer);
   }
 

@@ -1,4 +1,5 @@
 import type { NeutralResponse } from '../../core/http.js';
+import { unauthenticatedChallenge } from '../../core/oauth/challenge.js';
 
 /**
  * The HTTP pieces every JSON-RPC-over-HTTP binding answers with: content types, SSE headers, the bearer challenge
@@ -19,16 +20,11 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** The bare bearer challenge of a 401. */
-const BEARER_CHALLENGE = 'Bearer realm="mcplite"';
-
 /**
- * The `WWW-Authenticate` value for a refused request (RFC 6750 section 3): a request without credentials gets the
- * bare challenge, a rejected token `error="invalid_token"`.
+ * The bare bearer challenge of a 401 that carries none of its own (core puts the challenge of an authentication
+ * refusal in the error's data, `errorHeaders` turns it into the header).
  */
-export function bearerChallenge(token: string | undefined): string {
-  return token === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="invalid_token"`;
-}
+const BEARER_CHALLENGE = unauthenticatedChallenge(undefined, undefined);
 
 /**
  * A JSON response (a JSON-RPC message serialised by the caller). A 401 always

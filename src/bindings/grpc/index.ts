@@ -6,5 +6,3 @@ export type { GrpcInFlightLimits } from './calls-in-flight.js';
 export { type GrpcListening, type GrpcListenOptions, listenGrpc } from './listen.js';
 export { defaultProtoPath, SERVICE_NAME } from './proto.js';
 export { createGrpcBinding, type GrpcBinding, type GrpcBindingOptions } from './service.js';
-export { fromStruct, toStruct } from './struct.js';
-export { GRPC_STATUS, RESPONSE_TYPE } from './wire.js';

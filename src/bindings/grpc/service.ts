@@ -6,13 +6,15 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
+import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
+import { BindingCaller } from '../common/binding-caller.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
@@ -74,11 +76,14 @@ const DEADLINE_SLACK_MS = 20;
  * message with meta). Protocol errors are gRPC statuses (`GRPC_STATUS`) with a google.rpc.Status in the
  * details. Wire form: docs/grpc.md.
  */
+/** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
+const BINDING = 'grpc';
+
 export function createGrpcBinding(server: ToolServer, options: GrpcBindingOptions = {}): GrpcBinding {
   const loaded = loadMcpLiteProto(options.protoPath);
   const { packageDefinition } = loaded;
   const service = boundedService(loaded.service, { ...DEFAULT_STRUCT_LIMITS, ...options.structLimits });
-  const log = server.logger.child({ binding: 'mcp-lite-grpc' });
+  const log = server.logger.child({ binding: BINDING });
   const calls = new CallsInFlight({
     maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
     maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
@@ -92,23 +97,22 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     return toGrpcError(e);
   }
 
-  function principalOf(call: AnyCall): Promise<Principal | undefined> | undefined {
-    if (!server.authenticate) return undefined;
-    const headers: Record<string, string> = {};
-    const map = call.metadata.getMap();
-    for (const key of Object.keys(map)) {
-      const v = map[key];
-      if (typeof v === 'string') headers[key] = v;
-    }
-    return authenticateOrThrow(server.authenticate, { token: bearerToken(headers.authorization), headers });
+  /** Authenticates the call's metadata in core; undefined when nothing has to be waited for. */
+  function principalOf(source: { readonly headers: Readonly<Record<string, string | undefined>> }) {
+    // A server without a hook never builds the metadata's record for it.
+    return server.authenticate ? server.authenticateCaller(source.headers) : undefined;
   }
 
-  function toolsList(): { tools: WireGrpcTool[] } {
-    const current = server.listTools();
-    if (listing?.version !== current.version) {
-      listing = { version: current.version, tools: current.tools.map(toGrpcTool) };
-    }
-    return { tools: listing.tools };
+  function toolsList(caller: BindingCaller): MaybePromise<{ tools: WireGrpcTool[] }> {
+    const catalog = server.listTools();
+    return mapMaybe(server.listToolsFor(caller), (current) => {
+      // The catalog's own listing is converted once per version; a middleware's listing per request.
+      if (current !== catalog) return { tools: current.tools.map(toGrpcTool) };
+      if (listing?.version !== current.version) {
+        listing = { version: current.version, tools: current.tools.map(toGrpcTool) };
+      }
+      return { tools: listing.tools };
+    });
   }
 
   /**
@@ -121,14 +125,14 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     onPartial?: (data: unknown) => Promise<void>,
   ): Promise<CallResult> {
     life.hold(calls.enterConnection(life.peer));
-    const pending = principalOf(call);
-    const principal = pending ? await pending : undefined;
+    const pending = principalOf(life);
+    const principal = pending instanceof Promise ? await pending : pending;
     life.hold(calls.enterCaller(server.callerKey({ principal, remoteAddress: life.remoteAddress })));
     const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
     // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
     if (life.abort.aborted) throw life.abort.reason;
     return server.callTool(
-      new BindingCall(name, args, principal, life, life, undefined, onPartial, elicitation, 'grpc'),
+      new BindingCall(name, args, principal, life, life, undefined, onPartial, elicitation, BINDING),
     );
   }
 
@@ -138,15 +142,31 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
         callback(statusOf(rejectionOf(call.request, 'mcplite.Empty')));
         return;
       }
-      const pending = principalOf(call);
-      if (!pending) {
-        callback(null, toolsList());
+      const source = new MetadataSource(call);
+      const answer = (principal: Principal | undefined) => {
+        let tools: MaybePromise<{ tools: WireGrpcTool[] }>;
+        try {
+          tools = toolsList(new BindingCaller(BINDING, source, principal));
+        } catch (err) {
+          callback(statusOf(err));
+          return;
+        }
+        if (tools instanceof Promise)
+          tools.then(
+            (t) => callback(null, t),
+            (err) => callback(statusOf(err)),
+          );
+        else callback(null, tools);
+      };
+      let pending: MaybePromise<Principal | undefined>;
+      try {
+        pending = principalOf(source);
+      } catch (err) {
+        callback(statusOf(err));
         return;
       }
-      pending.then(
-        () => callback(null, toolsList()),
-        (err) => callback(statusOf(err)),
-      );
+      if (pending instanceof Promise) pending.then(answer, (err) => callback(statusOf(err)));
+      else answer(pending);
     },
 
     CallTool(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
@@ -251,6 +271,7 @@ function readToolRequest(raw: RawToolRequest): {
  */
 class CallLife implements CallSource {
   readonly abort = new LazyAbort();
+  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
   private readonly onCancelled: () => void;
   private readonly releases: Array<() => void> = [];
   private peerOnce: string | undefined;
@@ -286,6 +307,12 @@ class CallLife implements CallSource {
     return peerAddress(this.peer);
   }
 
+  /** The call's metadata as headers (`ctx.headers`, `op.caller.headers`), read on first use. */
+  get headers(): Readonly<Record<string, string | undefined>> {
+    this.headersOnce ??= metadataHeaders(this.call);
+    return this.headersOnce;
+  }
+
   /** Keeps a counted slot (`CallsInFlight`) until the call ends. */
   hold(release: () => void): void {
     this.releases.push(release);
@@ -295,6 +322,33 @@ class CallLife implements CallSource {
     this.call.off('cancelled', this.onCancelled);
     for (const release of this.releases) release();
   }
+}
+
+/** A GetTools call's metadata and peer, read on first use, as the caller of its listing. */
+class MetadataSource {
+  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
+
+  constructor(private readonly call: AnyCall) {}
+
+  get headers(): Readonly<Record<string, string | undefined>> {
+    this.headersOnce ??= metadataHeaders(this.call);
+    return this.headersOnce;
+  }
+
+  get remoteAddress(): string | undefined {
+    return peerAddress(this.call.getPeer());
+  }
+}
+
+/** gRPC metadata as headers: text entries by their (lower-case) key; binary (`-bin`) entries are left out. */
+function metadataHeaders(call: AnyCall): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  const map = call.metadata.getMap();
+  for (const key of Object.keys(map)) {
+    const v = map[key];
+    if (typeof v === 'string') headers[key] = v;
+  }
+  return headers;
 }
 
 /** The address part of a grpc-js peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "127.0.0.1:5000"). */

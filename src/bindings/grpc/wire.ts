@@ -142,5 +142,7 @@ export function toGrpcError(err: McpLiteError): GrpcStatusError {
     STATUS_DETAILS_KEY,
     encodeStatusDetails({ code, message: details, reason: err.code.toUpperCase(), data }),
   );
+  // The OAuth challenge (core/oauth/challenge.ts) in trailers too, where HTTP clients of gRPC gateways read it.
+  if (typeof data?.wwwAuthenticate === 'string') metadata.set('www-authenticate', data.wwwAuthenticate);
   return { code, details, metadata };
 }

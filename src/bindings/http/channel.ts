@@ -15,6 +15,8 @@ export interface ChannelPeer {
   readonly principal: Principal | undefined;
   /** The peer's address, when the framing knows it. */
   readonly remoteAddress: string | undefined;
+  /** The headers the connection was opened with (the WebSocket upgrade's); none on stdio. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** Options of an MCP-lite channel. */
@@ -91,7 +93,7 @@ export function openChannel(rpc: McpLiteRpc, peer: ChannelPeer, options: Channel
       send(rpcErrorMessage(id, refusal));
       return;
     }
-    const call = new ChannelCall(peer.remoteAddress);
+    const call = new ChannelCall(peer.remoteAddress, peer.headers);
     calls.set(id, call);
     const params = m.params as Record<string, unknown> | undefined;
     const onPartial =
@@ -120,7 +122,7 @@ export function openChannel(rpc: McpLiteRpc, peer: ChannelPeer, options: Channel
       return;
     }
     const key = Symbol('batch');
-    const call = new ChannelCall(peer.remoteAddress);
+    const call = new ChannelCall(peer.remoteAddress, peer.headers);
     calls.set(key, call);
     rpc.batch(messages, call, peer.principal).then(
       (reply) => finish(key, call, reply),
@@ -175,7 +177,7 @@ export function openChannel(rpc: McpLiteRpc, peer: ChannelPeer, options: Channel
 
 /** The origin of a notification: nobody can cancel it, so it needs no signal of its own. */
 function notificationOrigin(peer: ChannelPeer): RpcOrigin {
-  return { signal: NEVER_ABORTED, remoteAddress: peer.remoteAddress };
+  return { signal: NEVER_ABORTED, remoteAddress: peer.remoteAddress, headers: peer.headers };
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -188,7 +190,10 @@ class ChannelCall implements RpcOrigin {
   private controller: AbortController | undefined;
   private abortedWith: McpLiteError | undefined;
 
-  constructor(readonly remoteAddress: string | undefined) {}
+  constructor(
+    readonly remoteAddress: string | undefined,
+    readonly headers: Readonly<Record<string, string | undefined>> | undefined,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {

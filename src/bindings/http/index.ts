@@ -1,21 +1,24 @@
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
-import {
-  accepted,
-  bearerChallenge,
-  JSON_HEADERS,
-  jsonHttpResponse,
-  wantsEventStream,
-} from '../common/http-reply.js';
+import { BindingCaller } from '../common/binding-caller.js';
+import { accepted, JSON_HEADERS, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { errorHeaders } from '../common/retry-after.js';
+import { normaliseBase } from './base-path.js';
 import { createMcpLiteRpc, resultResponse } from './rpc.js';
 import { streamCall } from './sse.js';
 import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from './wire.js';
+
+/** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
+const BINDING = 'http';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** Options of the MCP-lite HTTP binding. */
 export interface HttpBindingOptions {
@@ -67,24 +70,17 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
       return Promise.resolve(failWith(e, { allow: 'POST' }));
     }
-    // Without a hook there is nothing to wait for; not calling the async helper saves a microtask per request.
-    if (server.authenticate) return authenticated(server.authenticate, request, kind);
-    return readAndRespond(request, kind, undefined);
-  }
-
-  async function authenticated(
-    hook: NonNullable<ToolServer['authenticate']>,
-    request: NeutralRequest,
-    kind: Endpoint,
-  ): Promise<NeutralResponse> {
-    const token = bearerToken(request.headers.authorization);
-    let principal: Principal | undefined;
+    // Without a hook core answers at once: no promise turn per request.
+    let admitted: MaybePromise<Principal | undefined>;
     try {
-      principal = await authenticateOrThrow(hook, { token, headers: request.headers });
+      admitted = server.authenticateCaller(request.headers);
     } catch (err) {
-      return failWith(toMcpLiteError(err), { 'www-authenticate': bearerChallenge(token) });
+      return Promise.resolve(failWithAny(err));
     }
-    return readAndRespond(request, kind, principal);
+    if (admitted instanceof Promise) {
+      return admitted.then((principal) => readAndRespond(request, kind, principal), failWithAny);
+    }
+    return readAndRespond(request, kind, admitted);
   }
 
   /** Checks the body's headers, reads it and answers; never rejects (errors become error responses). */
@@ -107,7 +103,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
           kind === 'rpc'
             ? rpc(body, request, principal)
             : kind === 'list'
-              ? listTools(body)
+              ? listTools(body, request, principal)
               : prompts(body, request, principal);
         return response instanceof Promise ? response.then(undefined, failWithAny) : response;
       } catch (err) {
@@ -130,11 +126,18 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     );
   }
 
-  function listTools(body: unknown): NeutralResponse {
+  function listTools(
+    body: unknown,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): MaybePromise<NeutralResponse> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new McpLiteError('invalid_request', 'Invalid Request: send an empty JSON object {}');
     }
-    return { status: 200, headers: JSON_HEADERS, body: server.listTools().json };
+    const listing = server.listToolsFor(new BindingCaller(BINDING, request, principal));
+    return listing instanceof Promise
+      ? listing.then((l) => ({ status: 200, headers: JSON_HEADERS, body: l.json }))
+      : { status: 200, headers: JSON_HEADERS, body: listing.json };
   }
 
   /**
@@ -153,10 +156,17 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       );
     }
     const { name, arguments: args } = body as { name?: unknown; arguments?: unknown };
+    const caller = new BindingCaller(BINDING, request, principal);
     if (name === undefined) {
-      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: server.prompts.list() }) };
+      const listed = await server.operate('prompts/list', undefined, undefined, caller, () =>
+        server.prompts.list(),
+      );
+      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: listed }) };
     }
-    const rendered = await server.prompts.get(name, args, { signal: request.signal, principal });
+    const promptArgs = isRecord(args) ? args : undefined;
+    const rendered = await server.operate('prompts/get', String(name), promptArgs, caller, () =>
+      server.prompts.get(name, args, { signal: request.signal, principal }),
+    );
     return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(rendered) };
   }
 
@@ -223,10 +233,3 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
 
 /** Which endpoint below the base path a request is for. */
 type Endpoint = 'rpc' | 'list' | 'prompts';
-
-/** A base path with one leading and one trailing slash, as the binding matches it. */
-export function normaliseBase(base: string): string {
-  let b = base.startsWith('/') ? base : `/${base}`;
-  if (!b.endsWith('/')) b += '/';
-  return b;
-}

@@ -1,6 +1,7 @@
 /** MCP-lite HTTP `prompts` (spec 8.1): list with `{}`, render with `{ name, arguments }`, 400 for bad requests. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type RunningServer, serve } from '../../index.js';
+import { createServer } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 
 let running: RunningServer;
 let url: string;

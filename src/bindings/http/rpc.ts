@@ -1,9 +1,12 @@
 import type { Principal } from '../../core/auth.js';
+import type { CallWire } from '../../core/call-request.js';
+import type { Listing } from '../../core/catalog.js';
 import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
+import { BindingCaller } from '../common/binding-caller.js';
 import { echoName } from '../common/echo.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
 import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
@@ -72,9 +75,10 @@ export interface McpLiteRpcOptions {
 /** Makes the MCP-lite JSON-RPC handling of a tool server (one per binding; it keeps no per-call state). */
 export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions = {}): McpLiteRpc {
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
-  const log = server.logger.child({ binding: options.binding ?? 'mcp-lite' });
-  const logInternalError = (err: McpLiteError) => logInternal(log, err);
+  // One name in logs, metrics and `op.caller.binding`: `http`, `ws`, `stdio`.
   const callBinding = (options.binding ?? 'mcp-lite').replace(/^mcp-lite-/, '');
+  const log = server.logger.child({ binding: callBinding });
+  const logInternalError = (err: McpLiteError) => logInternal(log, err);
 
   function answer<T>(
     m: JsonRpcRequest,
@@ -128,7 +132,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
   ): MaybePromise<string> {
     switch (m.method) {
       case 'tools/list':
-        return server.listTools().json;
+        return mapMaybe(server.listToolsFor(new BindingCaller(callBinding, origin, principal)), listingJson);
       case 'tools/call': {
         if (!m.params || Array.isArray(m.params)) {
           throw new McpLiteError(
@@ -169,6 +173,10 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
     toolCall: (m, origin, principal, onPartial) => toolCall(m, origin, principal, onPartial, callBinding),
     logInternal: logInternalError,
   };
+}
+
+function listingJson(listing: Listing): string {
+  return listing.json;
 }
 
 /** A result response, written around the already serialised result. */
@@ -213,5 +221,16 @@ function toolCall(
     onPartial,
     answer,
     binding,
+    undefined,
+    undefined,
+    metaOf(m.params),
   );
+}
+
+/** The call's `params._meta` (its trace context, SEP-414), for tracing; undefined when it sent none. */
+function metaOf(params: Record<string, unknown>): CallWire | undefined {
+  const meta = params._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
+    ? { meta: meta as Record<string, unknown> }
+    : undefined;
 }

@@ -1,6 +1,7 @@
 import { type McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralResponse } from '../../core/http.js';
 import type { CallResult } from '../../core/outcomes.js';
+import { unrefTimer } from '../../core/timers.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import { SSE_HEADERS } from '../common/http-reply.js';
 import { toRpcError, toWireResult } from './wire.js';
@@ -49,7 +50,7 @@ export function streamCall(
     },
     Math.max(10, Math.floor(heartbeatMs / 2)),
   );
-  heartbeat.unref();
+  unrefTimer(heartbeat);
   // Called inside an async function so that a synchronous throw also ends as an `error` event; the final event is
   // serialised inside the chain so that a result JSON cannot carry (a BigInt, a cycle) becomes one too.
   (async () => run((data) => send('message', { partial: data })))()

@@ -3,7 +3,8 @@
  * resource and one prompt and a small body limit, the request helpers, and the stateless revision's _meta and header.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createServer, type RunningServer, serve } from '../../index.js';
+import { createServer } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 
 /** The _meta a request of the stateless 2026-07-28 revision carries. */
 export const META = {

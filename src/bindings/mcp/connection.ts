@@ -1,6 +1,6 @@
-import { setMaxListeners } from 'node:events';
 import type { Principal } from '../../core/auth.js';
 import { McpLiteError } from '../../core/errors.js';
+import { allowManyListeners } from '../../core/many-listeners.js';
 import type { ToolServer } from '../../core/server.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import { DraftDialect, isDraftInitialize } from '../draft-dialect/index.js';
@@ -21,6 +21,8 @@ export interface ConnectionPeer {
   readonly principal: Principal | undefined;
   /** The peer's address, when the transport knows it. */
   readonly remoteAddress: string | undefined;
+  /** The headers the connection was opened with (the WebSocket upgrade's, the SSE GET's); none on stdio. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 /** Options of a connection. */
@@ -29,7 +31,10 @@ export interface ConnectionOptions {
   serverRequestTimeoutMs?: number;
   /** Most requests running at once (a batch counts as one); past it a request is answered -32004. Default 256. */
   maxInFlight?: number;
-  /** The `binding` field of the connection's log lines. */
+  /**
+   * The transport's name (`mcp-ws`, `mcp-sse`, `mcp-stdio`, …), the `transport` field of the connection's log lines;
+   * their `binding` is `mcp`, the name metrics and `op.caller.binding` give every MCP transport.
+   */
   binding: string;
 }
 
@@ -68,7 +73,7 @@ export function openMcpConnection(
   const serverRequests = new ServerRequests(sessions.store, options.serverRequestTimeoutMs ?? 300_000);
   const connection = new AbortController();
   // Each request in flight listens to the connection's signal (and stops when it ends): many at once is normal.
-  setMaxListeners(0, connection.signal);
+  allowManyListeners(connection.signal);
   const notifier = new Notifier(server, sessions.hub, new Set());
   const listens = new Map<string, () => void>();
   // Requests (and answers on their way out) not done yet, and who waits for there to be none.
@@ -108,7 +113,7 @@ export function openMcpConnection(
     engine,
     framing,
     serverRequests,
-    server.logger.child({ binding: options.binding }),
+    server.logger.child({ binding: 'mcp', transport: options.binding }),
   );
 
   function receive(body: unknown): void {
@@ -179,6 +184,9 @@ export function openMcpConnection(
       session: init.session,
       principal: peer.principal,
       remoteAddress: peer.remoteAddress,
+      headers: peer.headers,
+      binding: 'mcp',
+      framing: options.binding,
       signal: connection.signal,
       canNotify: true,
       notify,

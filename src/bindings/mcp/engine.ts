@@ -1,6 +1,7 @@
 import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
+import type { WireTool } from '../../core/tool.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
@@ -28,6 +29,12 @@ export interface EngineOptions extends TaskOptions {
   nativeTools?: readonly McpNativeTool[];
   /** Prompts written against the MCP wire (e.g. a `prompts/get` that answers `input_required`). */
   nativePrompts?: readonly McpNativePrompt[];
+  /**
+   * The engine of the server's other MCP transports, to share rather than build one from these options: one
+   * server, one set of MCP methods, whichever transport a request came by (`serve` passes the Streamable HTTP
+   * binding's to WebSocket and legacy SSE).
+   */
+  engine?: McpEngine;
 }
 
 /** Methods the stateless revision removed (answered 404 / -32601 there). */
@@ -172,18 +179,27 @@ export class McpEngine {
           ...(this.instructions ? { instructions: this.instructions } : {}),
           _meta: { [META.serverInfo]: { name: server.name, version: server.version } },
         };
+      // Each operation walks the server's chain with the exchange as its caller (principal, address, headers).
       case 'tools/list':
-        return this.page('tools', this.mcpTools(), params.cursor);
+        return this.page('tools', await this.mcpTools(x), params.cursor);
       case 'resources/list':
-        return this.page('resources', server.resources.list(), params.cursor);
+        return this.page(
+          'resources',
+          await server.operate('resources/list', undefined, undefined, x, () => server.resources.list()),
+          params.cursor,
+        );
       case 'resources/templates/list':
         return this.page('resourceTemplates', server.resources.templates(), params.cursor);
-      case 'resources/read':
+      case 'resources/read': {
+        const uri = typeof params.uri === 'string' ? params.uri : undefined;
         return {
-          contents: await this.flights.run(m, x, (flight) =>
-            server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
+          contents: await server.operate('resources/read', uri, undefined, x, () =>
+            this.flights.run(m, x, (flight) =>
+              server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
+            ),
           ),
         };
+      }
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         if (typeof params.uri !== 'string')
@@ -193,13 +209,19 @@ export class McpEngine {
         return {};
       }
       case 'prompts/list': {
-        const all = [...server.prompts.list(), ...[...this.nativePrompts.values()].map((p) => p.prompt)];
+        const all = await server.operate('prompts/list', undefined, undefined, x, () => [
+          ...server.prompts.list(),
+          ...[...this.nativePrompts.values()].map((p) => p.prompt),
+        ]);
         return this.page('prompts', all, params.cursor);
       }
-      case 'prompts/get':
-        return this.getPrompt(m, params, x);
+      case 'prompts/get': {
+        const name = typeof params.name === 'string' ? params.name : undefined;
+        const args = isObject(params.arguments) ? params.arguments : undefined;
+        return server.operate('prompts/get', name, args, x, () => this.getPrompt(m, params, x));
+      }
       case 'completion/complete':
-        return this.complete(params);
+        return server.operate('completion/complete', undefined, params, x, () => this.complete(params));
       case 'logging/setLevel': {
         const level = params.level;
         if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -250,24 +272,31 @@ export class McpEngine {
     };
   }
 
-  /** The MCP form of the tool listing (user tools first, system tools last), rebuilt only when the catalog changes. */
-  private mcpTools(): Record<string, unknown>[] {
-    const listing = this.server.listTools();
+  /**
+   * The MCP form of the caller's tool listing (user tools first, system tools last): the catalog's is rebuilt only
+   * when the catalog changes; one a middleware changed, per request.
+   */
+  private async mcpTools(x: Exchange): Promise<Record<string, unknown>[]> {
+    const catalog = this.server.listTools();
+    const listed = this.server.listToolsFor(x);
+    const listing = listed instanceof Promise ? await listed : listed;
+    if (listing !== catalog) return this.toMcpTools(listing.tools);
     if (this.toolsCache?.version !== listing.version) {
-      const native = [...this.native.values()]
-        .map((t) => t.tool)
-        .filter((t) => !this.server.catalog.get(t.name));
-      const user = listing.tools.filter((t) => t['@type'] !== 'system');
-      const system = listing.tools.filter((t) => t['@type'] === 'system');
-      // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
-      const mcp = (t: (typeof listing.tools)[number]) =>
-        toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
-      this.toolsCache = {
-        version: listing.version,
-        tools: [...user.map(mcp), ...native, ...system.map(mcp)],
-      };
+      this.toolsCache = { version: listing.version, tools: this.toMcpTools(listing.tools) };
     }
     return this.toolsCache.tools;
+  }
+
+  private toMcpTools(tools: readonly WireTool[]): Record<string, unknown>[] {
+    const native = [...this.native.values()]
+      .map((t) => t.tool)
+      .filter((t) => !this.server.catalog.get(t.name));
+    const user = tools.filter((t) => t['@type'] !== 'system');
+    const system = tools.filter((t) => t['@type'] === 'system');
+    // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
+    const mcp = (t: WireTool) =>
+      toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
+    return [...user.map(mcp), ...native, ...system.map(mcp)];
   }
 
   private async complete(params: Record<string, unknown>): Promise<Record<string, unknown>> {

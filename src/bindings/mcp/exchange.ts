@@ -20,6 +20,15 @@ export interface Exchange {
   principal: Principal | undefined;
   /** The peer's address, when the transport knows it (per-caller quotas of unauthenticated callers). */
   readonly remoteAddress: string | undefined;
+  /** The request's headers (the POST's, the WebSocket upgrade's, the legacy SSE GET's); none on stdio. */
+  readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The binding's one name (`op.caller.binding`): `mcp` (the default), or `draft` for the draft-seed dialect. */
+  readonly binding?: string | undefined;
+  /**
+   * The one-connection framing's name (`mcp-stdio`, `mcp-ws`, `mcp-sse`); unset on Streamable HTTP. Tracing reads
+   * it (`mcplite.transport`, `network.transport`: issue 27).
+   */
+  readonly framing?: string | undefined;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   /** Whether `notify` reaches the client (SSE accepted, or stdio). */

@@ -3,7 +3,7 @@
  * method or task echoed at most 128 characters long, and the elicitation fallback for clients that cannot be asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../index.js';
+import type { RunningServer } from '../../node.js';
 import { initialize, nextId, post, start, stateless } from './hardening.fixtures.js';
 
 describe('an unknown method or task is named back at most 128 characters long', () => {

@@ -4,7 +4,7 @@
  * `initialize`, session floods that must not evict anyone's live state, ownership with bearer auth, idle expiry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../index.js';
+import type { RunningServer } from '../../node.js';
 import { HALF, heapMiB, initialize, MiB, nextId, ping, post, start } from './hardening.fixtures.js';
 
 describe('sessions keep bounded copies of what the client declared', () => {

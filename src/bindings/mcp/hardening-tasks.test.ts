@@ -3,7 +3,7 @@
  * origins kept forever (1 MiB of arguments per task), task floods past the per-caller bound, and task ownership.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../index.js';
+import type { RunningServer } from '../../node.js';
 import { heapMiB, MiB, start, stateless } from './hardening.fixtures.js';
 
 describe('task origins are bounded, owned and freed with their task', () => {

@@ -4,7 +4,8 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { bearerAuth, createServer, defineTool, elicit, type RunningServer, serve } from '../../index.js';
+import { bearerAuth, createServer, defineTool, elicit } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -2,6 +2,7 @@ import type { Principal } from '../../core/auth.js';
 import type { NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { randomId } from '../../core/random-id.js';
+import { unrefTimer } from '../../core/timers.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import { JSON_HEADERS, SSE_HEADERS } from '../common/http-reply.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
@@ -64,7 +65,7 @@ export class HttpExchange implements Exchange {
       this.detached = controller.signal;
       const client = this.http.signal;
       // Not forever: work whose client never comes back is aborted once it has run this long on its own.
-      const onGone = () => setTimeout(() => controller.abort(client.reason), DETACHED_LIMIT_MS).unref();
+      const onGone = () => unrefTimer(setTimeout(() => controller.abort(client.reason), DETACHED_LIMIT_MS));
       if (client.aborted) onGone();
       else client.addEventListener('abort', onGone, { once: true });
     }
@@ -74,6 +75,15 @@ export class HttpExchange implements Exchange {
   /** Read lazily, as the signal is: only calls that count per caller ask. */
   get remoteAddress(): string | undefined {
     return this.http.remoteAddress;
+  }
+
+  get headers(): Readonly<Record<string, string | undefined>> {
+    return this.http.headers;
+  }
+
+  /** A draft-dialect session's requests are the draft binding's; the rest are MCP's. */
+  get binding(): string {
+    return this.dialect ? 'draft' : 'mcp';
   }
 
   notify(message: Record<string, unknown>): Promise<void> {

@@ -3,20 +3,14 @@
  * native tool and prompt types, and the error tables. How it is built: docs/architecture.md.
  */
 
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import type { SessionStateStore, SessionStoreOptions } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
-import {
-  accepted,
-  bearerChallenge,
-  JSON_HEADERS,
-  jsonHttpResponse,
-  SSE_HEADERS,
-} from '../common/http-reply.js';
+import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import { DRAFT_SEED, type DraftDialect, draftOverHttp } from './draft-http.js';
@@ -55,6 +49,8 @@ export interface McpBindingOptions extends EngineOptions, SessionStoreOptions {
 export interface McpHandler extends NeutralHandler {
   /** Ends every session and stream. */
   close(): void;
+  /** The MCP methods this binding answers with, for the server's other MCP transports to share. */
+  readonly engine: McpEngine;
 }
 
 /** One POST as the JSON-RPC loop sees it. */
@@ -78,7 +74,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const log = server.logger.child({ binding: 'mcp' });
   const store = options.sessionStore ?? new MemorySessionStore(options);
   const sessions = options.sessions === false ? undefined : new SessionHub(store, log);
-  const engine = new McpEngine(server, options, taskRegistryFor(server, options, store));
+  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
   const notifier = new Notifier(server, sessions, new Set());
   const serverRequests = new ServerRequests(store, options.serverRequestTimeoutMs ?? 300_000);
   // The GET streams open in this process, ended on close.
@@ -107,6 +103,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
   const handler = ((request: NeutralRequest) =>
     request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
+  (handler as { engine: McpEngine }).engine = engine;
   handler.close = () => {
     notifier.close();
     serverRequests.rejectAll(new McpLiteError('unavailable', 'The server is shutting down'));
@@ -118,25 +115,20 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
 
   /** Never rejects: every failure becomes an error response. */
   function handle(request: NeutralRequest): Promise<NeutralResponse> {
-    // Without a hook there is nothing to wait for: no async layer of its own, which costs every request.
-    if (server.authenticate) return authenticated(server.authenticate, request);
-    return byMethod(request, undefined);
+    // Without a hook core answers at once: no async layer of its own, which costs every request.
+    let admitted: MaybePromise<Principal | undefined>;
+    try {
+      admitted = server.authenticateCaller(request.headers);
+    } catch (err) {
+      return Promise.resolve(unauthenticated(err));
+    }
+    if (!(admitted instanceof Promise)) return byMethod(request, admitted);
+    return admitted.then((principal) => byMethod(request, principal), unauthenticated);
   }
 
-  async function authenticated(
-    hook: NonNullable<ToolServer['authenticate']>,
-    request: NeutralRequest,
-  ): Promise<NeutralResponse> {
-    const token = bearerToken(request.headers.authorization);
-    let principal: Principal | undefined;
-    try {
-      principal = await authenticateOrThrow(hook, { token, headers: request.headers });
-    } catch (err) {
-      const reply = loop.errorReply(undefined, null, err, false);
-      const challenge = reply.status === 401 ? { 'www-authenticate': bearerChallenge(token) } : undefined;
-      return jsonHttpResponse(reply.status, reply.body as string, challenge);
-    }
-    return byMethod(request, principal);
+  function unauthenticated(err: unknown): NeutralResponse {
+    const reply = loop.errorReply(undefined, null, err, false);
+    return jsonHttpResponse(reply.status, reply.body as string, reply.headers);
   }
 
   function byMethod(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
@@ -302,6 +294,4 @@ function acceptsAny(accept: string, types: readonly string[]): boolean {
 }
 
 export type { McpNativeContext, McpNativePrompt, McpNativeTool } from './native.js';
-export { type StdioOptions, type StdioServer, serveStdio } from './stdio.js';
-export { HTTP_STATUS, JSON_RPC_CODE, STATELESS_HTTP_STATUS, STATELESS_JSON_RPC_CODE } from './wire.js';
 export { STATELESS_REVISION, SUPPORTED_REVISIONS };

@@ -1,13 +1,14 @@
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { ToolServer } from '../../core/server.js';
 import type { SessionStateStore } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { AsyncQueue } from '../common/async-queue.js';
-import { accepted, bearerChallenge, jsonHttpResponse, SSE_HEADERS } from '../common/http-reply.js';
+import { accepted, jsonHttpResponse, SSE_HEADERS } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { errorMessage } from '../common/jsonrpc.js';
+import { errorHeaders } from '../common/retry-after.js';
 import { type McpConnection, openMcpConnection } from './connection.js';
 import { type EngineOptions, McpEngine } from './engine.js';
 import { taskRegistryFor } from './tasks.js';
@@ -79,7 +80,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
   const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
-  const engine = new McpEngine(server, options, taskRegistryFor(server, options, store));
+  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
   // The streams open in this process.
   const sessions = new Map<string, LegacySession>();
 
@@ -97,7 +98,11 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
 
   function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
     const e = toMcpLiteError(err);
-    return jsonHttpResponse(HTTP_STATUS[e.code], errorMessage(null, toMcpError(e, false)), headers);
+    return jsonHttpResponse(
+      HTTP_STATUS[e.code],
+      errorMessage(null, toMcpError(e, false)),
+      errorHeaders(e, headers),
+    );
   }
 
   async function withCaller(
@@ -108,13 +113,10 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     ) => NeutralResponse | Promise<NeutralResponse>,
   ): Promise<NeutralResponse> {
     let principal: Principal | undefined;
-    if (server.authenticate) {
-      const token = bearerToken(request.headers.authorization);
-      try {
-        principal = await authenticateOrThrow(server.authenticate, { token, headers: request.headers });
-      } catch (err) {
-        return fail(err, { 'www-authenticate': bearerChallenge(token) });
-      }
+    try {
+      principal = await server.authenticateCaller(request.headers);
+    } catch (err) {
+      return fail(err);
     }
     try {
       return await next(request, principal);
@@ -171,6 +173,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
         end,
         principal,
         remoteAddress: request.remoteAddress,
+        headers: request.headers,
       },
       { binding: 'mcp-sse', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
     );

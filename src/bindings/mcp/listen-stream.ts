@@ -1,3 +1,4 @@
+import { unrefTimer } from '../../core/timers.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import type { Notifier, SubscriptionFilter } from './notifier.js';
 import { tagged } from './notifier.js';
@@ -29,7 +30,7 @@ export function listenStream(
   const keepAlive = setInterval(() => {
     if (queue.pending === 0) void queue.push(': keep-alive\n\n');
   }, keepAliveMs);
-  keepAlive.unref();
+  unrefTimer(keepAlive);
   const end = () => {
     stop();
     clearInterval(keepAlive);

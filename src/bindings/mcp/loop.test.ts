@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../../../test/support/http-harness.js';
 import type { CallRequest } from '../../core/call-request.js';
 import { ToolServer } from '../../core/server.js';
-import { type RunningServer, serve } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 import type { McpNativeTool } from './native.js';
 import { DEFAULT_REVISION } from './revisions.js';
 import { serveStdio } from './stdio.js';

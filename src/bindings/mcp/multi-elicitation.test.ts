@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, defineTool, elicit, type RunningServer, serve } from '../../index.js';
+import { createServer, defineTool, elicit } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 

@@ -1,3 +1,4 @@
+import { fromBase64, toBase64Url } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 
 /** Cursor pagination over a cached list: opaque base64url offsets. */
@@ -9,9 +10,7 @@ export function paginate<T>(
   let start = 0;
   if (cursor !== undefined && cursor !== null) {
     const m =
-      typeof cursor === 'string'
-        ? /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
-        : null;
+      typeof cursor === 'string' ? /^o:(\d{1,9})$/.exec(new TextDecoder().decode(fromBase64(cursor))) : null;
     const n = m ? Number(m[1]) : Number.NaN;
     if (!Number.isInteger(n) || n > items.length) {
       throw new McpLiteError('invalid_params', 'Invalid params: unknown cursor');
@@ -21,5 +20,5 @@ export function paginate<T>(
   if (start === 0 && items.length <= pageSize) return { page: items };
   const end = Math.min(items.length, start + pageSize);
   const page = items.slice(start, end);
-  return end < items.length ? { page, nextCursor: Buffer.from(`o:${end}`).toString('base64url') } : { page };
+  return end < items.length ? { page, nextCursor: toBase64Url(`o:${end}`) } : { page };
 }

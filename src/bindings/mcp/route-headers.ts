@@ -1,3 +1,4 @@
+import { fromBase64, toBase64 } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { isObject, type JsonRpcRequest } from '../common/jsonrpc.js';
@@ -112,7 +113,7 @@ function decodeHeader(value: string): string | undefined {
   if (!m) return value;
   const b64 = m[1]!;
   if (b64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) return undefined;
-  const bytes = Buffer.from(b64, 'base64');
-  if (bytes.toString('base64') !== b64) return undefined;
+  const bytes = fromBase64(b64);
+  if (toBase64(bytes) !== b64) return undefined;
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }

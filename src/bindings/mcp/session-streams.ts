@@ -1,4 +1,5 @@
 import { randomId } from '../../core/random-id.js';
+import { unrefTimer } from '../../core/timers.js';
 import { AsyncQueue } from '../common/async-queue.js';
 import type { McpSession, SessionHub } from './sessions.js';
 
@@ -87,7 +88,7 @@ export async function openSessionStream(
   const keepAlive = setInterval(() => {
     if (queue.pending === 0) void queue.push(': keep-alive\n\n');
   }, keepAliveMs);
-  keepAlive.unref();
+  unrefTimer(keepAlive);
   timers.push(keepAlive);
   // An open stream keeps its session in use, on whichever replica holds it; a session gone ends it.
   const idleMs = store.bounds.idleMs;
@@ -103,7 +104,7 @@ export async function openSessionStream(
       },
       Math.max(10, Math.min(60_000, Math.floor(idleMs / 3))),
     );
-    touch.unref();
+    unrefTimer(touch);
     timers.push(touch);
   }
   void queue.push(': stream open\n\n');

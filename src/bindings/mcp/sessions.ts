@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { McpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { randomId } from '../../core/random-id.js';
 import type {
   SessionDialect,
   SessionMessage,
@@ -27,9 +27,16 @@ export type { SessionStoreOptions };
 const MAX_URI_CHARS = 2048;
 
 // Event ids are made here rather than by the store, so that a request's stream is written without waiting for
-// it: unique across replicas (a random prefix per process) and visible ASCII, as SSE ids must be.
-const PROCESS_TAG = randomBytes(4).toString('hex');
+// it: unique across replicas (a random prefix per process) and visible ASCII, as SSE ids must be. The prefix is
+// drawn on first use: Workers forbid random values at import.
+let processTag: string | undefined;
 let eventSeq = 0;
+
+/** The next event id of `stream`. */
+function nextEventId(stream: string): string {
+  processTag ??= randomId(4, 'hex');
+  return `${stream}_${processTag}${++eventSeq}`;
+}
 
 /** A session as one request sees it: the stored record, and how to change it and reach its client. */
 export class McpSession {
@@ -115,7 +122,7 @@ export class McpSession {
    * it; it never rejects). Store writes are started in the order of the calls.
    */
   record(stream: string, message: string): { chunk: string; kept: Promise<void> } {
-    const id = `${stream}_${PROCESS_TAG}${++eventSeq}`;
+    const id = nextEventId(stream);
     return { chunk: sseEvent(id, message), kept: this.hub.keep(this.id, { id, stream, data: message }) };
   }
 
@@ -233,7 +240,7 @@ export class SessionHub {
       sink(message);
       return;
     }
-    const id = `get_${PROCESS_TAG}${++eventSeq}`;
+    const id = nextEventId('get');
     const chunk = sseEvent(id, message);
     await this.store.appendEvent(sessionId, { id, stream: 'get', data: message });
     await this.store.publish(sessionId, { type: 'event', stream: 'get', id, chunk });

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../../../test/support/http-harness.js';
-import { createServer, defineTool, type RunningServer, serve } from '../../index.js';
+import { createServer, defineTool } from '../../index.js';
+import { type RunningServer, serve } from '../../node.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

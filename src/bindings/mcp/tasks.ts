@@ -253,7 +253,8 @@ export class TaskRegistry {
         elicitation: toElicitationReply(outcome.state, responses as Record<string, unknown>, given)!,
         principal: x.principal,
         remoteAddress: x.remoteAddress,
-        binding: 'mcp',
+        headers: x.headers,
+        binding: x.binding ?? 'mcp',
       });
     } catch (err) {
       for (const key of given) origin.answered.delete(key);

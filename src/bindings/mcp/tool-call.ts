@@ -50,8 +50,13 @@ export class ToolCalls {
     const tool = this.server.catalog.get(name);
     if (native && !tool) {
       const token = hasProgress ? (progressToken as string | number) : undefined;
-      return this.flights.run(m, x, async (flight) =>
-        native.handler(params, nativeContext(x, flight.signal, token)),
+      // A native tool walks the server's chain too (a middleware's refusal holds for it); its result is the
+      // CallToolResult it makes, not an outcome.
+      const args = isObject(params.arguments) ? params.arguments : undefined;
+      return this.server.operate('tools/call', name, args, x, () =>
+        this.flights.run(m, x, async (flight) =>
+          native.handler(params, nativeContext(x, flight.signal, token)),
+        ),
       );
     }
     // As listed (wire.ts toMcpTool): a long-running tool lists no outputSchema, so its promise keeps structuredContent.
@@ -79,7 +84,10 @@ export class ToolCalls {
           m.id ?? undefined,
           onPartial,
           answers,
-          'mcp',
+          x.binding ?? 'mcp',
+          undefined,
+          undefined,
+          { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
         ),
       );
     const complete = (result: CallResult): MaybePromise<Record<string, unknown>> =>

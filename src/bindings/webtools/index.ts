@@ -1,15 +1,18 @@
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import type { CallRequest } from '../../core/call-request.js';
+import type { Listing } from '../../core/catalog.js';
 import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
+import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { closestName } from '../../core/suggest.js';
 import { REDEEM_TOOL } from '../../core/system-tools.js';
 import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
 import { BindingCall } from '../common/binding-call.js';
+import { BindingCaller } from '../common/binding-caller.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
-import { bearerChallenge, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
+import { jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { errorHeaders } from '../common/retry-after.js';
 import { type FinalEvents, sseEvent, streamCall } from '../http/sse.js';
@@ -42,7 +45,7 @@ export function createWebtoolsBinding(
   const root = base.slice(0, -1);
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const log = server.logger.child({ binding: 'webtools' });
+  const log = server.logger.child({ binding: BINDING });
   const logInternalError = (err: McpLiteError) => logInternal(log, err);
   const streamFinal: FinalEvents = {
     done: (result) => sseEvent('done', JSON.parse(toWebtoolsReply(result).body)),
@@ -52,16 +55,16 @@ export function createWebtoolsBinding(
   return (request) => (request.path.startsWith(base) || request.path === root ? guarded(request) : undefined);
 
   function guarded(request: NeutralRequest): Promise<NeutralResponse> {
-    if (!server.authenticate) return route(request, undefined);
-    return authenticateOrThrow(server.authenticate, {
-      token: bearerToken(request.headers.authorization),
-      headers: request.headers,
-    }).then(
+    let admitted: MaybePromise<Principal | undefined>;
+    try {
+      admitted = server.authenticateCaller(request.headers);
+    } catch (err) {
+      return Promise.resolve(fail(toMcpLiteError(err)));
+    }
+    if (!(admitted instanceof Promise)) return route(request, admitted);
+    return admitted.then(
       (principal) => route(request, principal),
-      (err) => {
-        const token = bearerToken(request.headers.authorization);
-        return fail(toMcpLiteError(err), { 'www-authenticate': bearerChallenge(token) });
-      },
+      (err) => fail(toMcpLiteError(err)),
     );
   }
 
@@ -74,12 +77,12 @@ export function createWebtoolsBinding(
       const webtool = findWebtool(decodeSegment(parts[0]!));
       if (parts.length === 1) {
         if (request.method === 'POST') return execute(request, webtool, principal);
-        return Promise.resolve(onlyGet(request, 'GET, POST') ?? metadata(webtool.latest));
+        return Promise.resolve(onlyGet(request, 'GET, POST') ?? metadata(webtool.latest, request, principal));
       }
       if (parts.length === 2) {
         const refused = onlyGet(request);
         if (refused) return Promise.resolve(refused);
-        return Promise.resolve(metadata(findVersion(webtool, decodeSegment(parts[1]!))));
+        return Promise.resolve(metadata(findVersion(webtool, decodeSegment(parts[1]!)), request, principal));
       }
       if (parts.length === 3 && parts[1] === 'promises') {
         const refused = onlyGet(request);
@@ -97,8 +100,24 @@ export function createWebtoolsBinding(
     return jsonHttpResponse(200, JSON.stringify({ webtools }));
   }
 
-  function metadata(version: WebtoolVersion): NeutralResponse {
-    return jsonHttpResponse(200, version.metadataJson);
+  /**
+   * GET metadata: the version's `tools/list`. Without user middleware its JSON made once; with it, the actions the
+   * chain's listing keeps (a `visibleTools` stage hides an action from the callers it hides the tool from).
+   */
+  function metadata(
+    version: WebtoolVersion,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): MaybePromise<NeutralResponse> {
+    if (!server.pipeline.seesEveryOperation) return jsonHttpResponse(200, version.metadataJson);
+    const listing = server.listToolsFor(new BindingCaller(BINDING, request, principal));
+    const answer = (l: Listing) => {
+      const listed = new Set(l.tools.map((t) => t.name));
+      const all = JSON.parse(version.metadataJson) as { actions: Array<{ name: string }> };
+      all.actions = all.actions.filter((a) => listed.has(a.name));
+      return jsonHttpResponse(200, JSON.stringify(all));
+    };
+    return listing instanceof Promise ? listing.then(answer, failWithAny) : answer(listing);
   }
 
   function findWebtool(name: string): Webtool {
@@ -178,6 +197,9 @@ export function createWebtoolsBinding(
   }
 }
 
+/** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
+const BINDING = 'webtools';
+
 /**
  * The POST body as a core call: `{sessionId?, version?, action, config?, request, elicitation?}` checked field by
  * field (SCHEMA_ERROR naming the field), the version found (WEBTOOL_NOT_FOUND), the action looked up in that
@@ -256,7 +278,7 @@ function webtoolCall(
     undefined,
     undefined,
     elicitation,
-    'webtools',
+    BINDING,
     config,
     entry.tool,
   );

@@ -1,11 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
-import { authenticateOrThrow, bearerToken, type Principal } from '../../core/auth.js';
+import type { Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { checkHostAndOrigin, type HostGuardOptions } from '../common/host-guard.js';
-import { bearerChallenge } from '../common/http-reply.js';
 import { refuseUpgrade } from './refuse-upgrade.js';
 import { CLOSE, type ErrorWire } from './wire.js';
 
@@ -48,6 +47,8 @@ export interface WsPeer {
   readonly principal: Principal | undefined;
   /** The peer's address. */
   readonly remoteAddress: string | undefined;
+  /** The upgrade request's headers (`op.caller.headers`, `ctx.headers` of every call on the connection). */
+  readonly headers: Readonly<Record<string, string | undefined>>;
 }
 
 /** What the protocol does with a connection's messages. */
@@ -164,17 +165,13 @@ export function createWsEndpoint(
       );
     }
     let principal: Principal | undefined;
-    if (server.authenticate) {
-      const token = bearerToken(headers.authorization);
-      try {
-        principal = await authenticateOrThrow(server.authenticate, { token, headers });
-      } catch (err) {
-        return refuseUpgrade(socket, options.wire, toMcpLiteError(err), {
-          'www-authenticate': bearerChallenge(token),
-        });
-      }
-      if (socket.destroyed) return;
+    try {
+      const admitted = server.authenticateCaller(headers);
+      principal = admitted instanceof Promise ? await admitted : admitted;
+    } catch (err) {
+      return refuseUpgrade(socket, options.wire, toMcpLiteError(err));
     }
+    if (socket.destroyed) return;
     const remoteAddress = req.socket.remoteAddress;
     const key = server.callerKey({ principal, remoteAddress });
     if (connections.size + reserved >= maxConnections) {
@@ -208,7 +205,7 @@ export function createWsEndpoint(
     wss.handleUpgrade(req, socket, head, (ws) => {
       taken = true;
       reserved--;
-      connected(ws, key, principal, remoteAddress);
+      connected(ws, key, principal, remoteAddress, headers);
     });
   }
 
@@ -223,6 +220,7 @@ export function createWsEndpoint(
     key: string,
     principal: Principal | undefined,
     remoteAddress: string | undefined,
+    headers: Readonly<Record<string, string | undefined>>,
   ): void {
     const overflowed = () => {
       if (ws.bufferedAmount <= maxBuffered) return;
@@ -232,6 +230,7 @@ export function createWsEndpoint(
     const peer: WsPeer = {
       principal,
       remoteAddress,
+      headers,
       send(text) {
         ws.send(text);
         overflowed();

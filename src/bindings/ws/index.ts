@@ -29,7 +29,7 @@ export function createMcpLiteWsBinding(server: ToolServer, options: McpLiteWsOpt
   return createWsEndpoint(
     server,
     {
-      binding: 'mcp-lite-ws',
+      binding: 'ws',
       ...options,
       path: options.path ?? '/mcp-lite/v1/ws',
       subprotocol: MCP_LITE_SUBPROTOCOL,

@@ -27,7 +27,7 @@ export interface McpWsOptions
  * (elicitation), progress and cancellation, and the draft-seed dialect for a client that speaks it. Framing only.
  */
 export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {}): WsEndpoint {
-  const engine = new McpEngine(server, options, taskRegistryFor(server, options));
+  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options));
   const wire = {
     errorMessage: (id: Parameters<typeof errorMessage>[0], err: Parameters<typeof toMcpError>[0]) =>
       errorMessage(id, toMcpError(err, false)),
@@ -35,7 +35,7 @@ export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {
   };
   return createWsEndpoint(
     server,
-    { binding: 'mcp-ws', ...options, path: options.path ?? '/mcp', subprotocol: MCP_SUBPROTOCOL, wire },
+    { binding: 'mcp', ...options, path: options.path ?? '/mcp', subprotocol: MCP_SUBPROTOCOL, wire },
     (peer) => {
       const connection = openMcpConnection(
         server,
@@ -45,6 +45,7 @@ export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {
           end: () => peer.close(),
           principal: peer.principal,
           remoteAddress: peer.remoteAddress,
+          headers: peer.headers,
         },
         {
           binding: 'mcp-ws',

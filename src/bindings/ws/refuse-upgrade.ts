@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { McpLiteError } from '../../core/errors.js';
+import { errorHeaders } from '../common/retry-after.js';
 import type { ErrorWire } from './wire.js';
 
 /** The reason phrase of each status an upgrade is refused with. */
@@ -15,7 +16,7 @@ const REASONS: Readonly<Record<number, string>> = {
 
 /**
  * Refuses an upgrade request with a plain HTTP response (the socket is not a WebSocket yet) and closes the socket.
- * `extraHeaders` carries e.g. `WWW-Authenticate`.
+ * `extraHeaders` carries e.g. `Allow`; the error's own headers (`WWW-Authenticate`, `Retry-After`) are added.
  */
 export function refuseUpgrade(
   socket: Duplex,
@@ -30,7 +31,8 @@ export function refuseUpgrade(
     connection: 'close',
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
-    ...extraHeaders,
+    // The challenge of an authentication refusal, from the error's data as on every HTTP binding.
+    ...errorHeaders(err, extraHeaders),
   };
   let head = `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;

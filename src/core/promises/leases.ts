@@ -1,5 +1,7 @@
 import type { LazyAbort } from '../lazy-abort.js';
 import type { Logger } from '../logger.js';
+import { trackRunningWork } from '../running-work.js';
+import { unrefTimer } from '../timers.js';
 import type { PromisedJob } from '../work-queue.js';
 import type { PromiseRecord, PromiseStore, Settlement } from './store.js';
 
@@ -51,7 +53,7 @@ export class LeasedWork {
     // died is taken over even when nobody redeems it. Taking over is atomic: one replica wins.
     if (options.store.lapsedLeases) {
       this.sweepTimer = setInterval(() => void this.sweep(), Math.max(10, Math.floor(options.leaseMs / 2)));
-      this.sweepTimer.unref();
+      unrefTimer(this.sweepTimer);
     }
   }
 
@@ -74,7 +76,7 @@ export class LeasedWork {
     this.running.set(token, controller);
     if (hasJob) this.withJob.add(token);
     this.startLeases();
-    work()
+    const settling = work()
       .then((settlement) => (this.handedBack.has(token) ? false : store.settle(token, settlement)))
       .catch((err) => logger.error({ err, token }, 'promise settlement failed'))
       .finally(() => {
@@ -82,6 +84,8 @@ export class LeasedWork {
         this.withJob.delete(token);
         this.handedBack.delete(token);
       });
+    // Until the promise is settled in the store, not only until the work ends (Workers' waitUntil).
+    trackRunningWork(settling);
   }
 
   /** A pending record whose lease ran out (and whose work does not run here) is taken over; the record after. */
@@ -164,6 +168,6 @@ export class LeasedWork {
       },
       Math.max(10, Math.floor(this.options.leaseMs / 3)),
     );
-    this.leaseTimer.unref();
+    unrefTimer(this.leaseTimer);
   }
 }

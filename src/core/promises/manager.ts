@@ -1,6 +1,7 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
 import type { LazyAbort } from '../lazy-abort.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
+import { linkToWork } from '../telemetry/work-tracing.js';
 import { asToolError } from '../tool-errors.js';
 import type { PromisedJob } from '../work-queue.js';
 import { LeasedWork, type LeasedWorkOptions } from './leases.js';
@@ -144,6 +145,7 @@ export class PromiseManager {
       };
     }
     const { settlement } = record;
+    linkToWork(settlement.trace);
     if ('error' in settlement) {
       const e = settlement.error;
       // The work's own failure, as its call would have answered it (MCP: an isError result).

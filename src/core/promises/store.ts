@@ -4,9 +4,13 @@ import type { Outcome } from '../outcomes.js';
 export type PromiseStatus = 'pending' | 'settled' | 'cancelled';
 
 /** The end of promised work: an outcome, or a protocol error that redeeming re-raises. */
-export type Settlement =
+export type Settlement = (
   | { outcome: Exclude<Outcome, { type: 'promise' }>; processingTimeMs: number }
-  | { error: { code: string; message: string; data?: Record<string, unknown> }; processingTimeMs: number };
+  | { error: { code: string; message: string; data?: Record<string, unknown> }; processingTimeMs: number }
+) & {
+  /** The promised work's span (W3C trace context), so that a `redeem` links to it (`core/telemetry/`). */
+  trace?: Record<string, string>;
+};
 
 /** One promise as stored. Plain JSON, so that any store (memory, Redis) can hold it. */
 export interface PromiseRecord {

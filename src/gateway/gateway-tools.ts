@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Client } from '../client/client.js';
+import type { ElicitationOutcome, Outcome } from '../client/types.js';
 import { type ContentBlock, richContent } from '../core/content.js';
+import { McpLiteError } from '../core/errors.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
 import type { ToolDefinition } from '../core/tool.js';
-import type { Client } from './client.js';
-import { GatewayUpstream } from './gateway-upstream.js';
-import type { ElicitationOutcome, Outcome } from './types.js';
+import { GatewayUpstream } from './upstream.js';
 
 /** Options of `gatewayTools`. */
 export interface GatewayOptions {
@@ -12,6 +13,23 @@ export interface GatewayOptions {
   maxPendingElicitations?: number;
   /** How long one waits for its answer (default 10 minutes). */
   elicitationTtlMs?: number;
+  /**
+   * Most calls running upstream at once (default 64): past it a call fails at once with `resource_exhausted`
+   * naming the upstream, so one slow upstream cannot hold every request the gateway can take.
+   */
+  maxInFlight?: number;
+  /**
+   * How long one upstream call may run (default 300 000 ms; 0: no limit), whether its caller waits or it became a
+   * promise: past it the upstream call is cancelled and ends in `deadline_exceeded` naming the upstream.
+   */
+  callTimeoutMs?: number;
+  /**
+   * Most tools taken from the upstream (default 1000): the rest are left out (`onTruncated` tells), so that an
+   * upstream listing thousands of tools cannot flood the catalog every client lists.
+   */
+  maxTools?: number;
+  /** Told how many tools the upstream listed when more than `maxTools` (the proxy logs it). */
+  onTruncated?: (listed: number, kept: number) => void;
 }
 
 /**
@@ -29,10 +47,73 @@ export async function gatewayTools(
   upstream: Client | GatewayUpstream,
   options: GatewayOptions = {},
 ): Promise<ToolDefinition[]> {
+  return upstreamToolLister(upstream, options)();
+}
+
+/**
+ * What `gatewayTools` does, kept for listing again: each call of the returned function lists the upstream's tools
+ * afresh (after a `list_changed`, or once a restarted upstream is back), and every listing's handlers share one
+ * set of waiting elicitations and one in-flight count, so a re-listing loses no question a user is answering.
+ */
+export function upstreamToolLister(
+  upstream: Client | GatewayUpstream,
+  options: GatewayOptions = {},
+): () => Promise<ToolDefinition[]> {
   const link = upstream instanceof GatewayUpstream ? upstream : GatewayUpstream.fixed(upstream);
   const max = options.maxPendingElicitations ?? 1000;
   const ttl = options.elicitationTtlMs ?? 600_000;
   const pending = new Map<string, { outcome: ElicitationOutcome; timer: NodeJS.Timeout }>();
+  const maxInFlight = options.maxInFlight ?? 64;
+  const callTimeoutMs = options.callTimeoutMs ?? 300_000;
+  const maxTools = options.maxTools ?? 1000;
+  const label = link.status().upstream;
+  let inFlight = 0;
+
+  /** Runs one upstream call under the in-flight bound and the per-call timeout. */
+  const bounded = async <T>(
+    caller: AbortSignal,
+    use: (client: Client, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    if (inFlight >= maxInFlight)
+      throw new McpLiteError(
+        'resource_exhausted',
+        `Upstream ${label} already runs ${maxInFlight} calls; try again shortly`,
+        { reason: 'upstream_busy', upstream: label, limit: maxInFlight },
+      );
+    inFlight++;
+    // A timer of our own rather than `AbortSignal.timeout`, which may be collected while waited on.
+    const limit = new AbortController();
+    const onAbort = () => limit.abort(caller.reason);
+    if (caller.aborted) limit.abort(caller.reason);
+    else caller.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    const timer =
+      callTimeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            limit.abort(new DOMException(`No answer within ${callTimeoutMs} ms`, 'TimeoutError'));
+          }, callTimeoutMs)
+        : undefined;
+    try {
+      return await link.run((client) => use(client, limit.signal), limit.signal);
+    } catch (err) {
+      if (timedOut)
+        throw new McpLiteError(
+          'deadline_exceeded',
+          `Upstream ${label} did not answer within ${callTimeoutMs} ms`,
+          {
+            reason: 'upstream_timeout',
+            upstream: label,
+            limit: callTimeoutMs,
+          },
+        );
+      throw err;
+    } finally {
+      inFlight--;
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onAbort);
+    }
+  };
 
   const park = (outcome: ElicitationOutcome) => {
     if (pending.size >= max)
@@ -83,10 +164,12 @@ export async function gatewayTools(
     }
   };
 
-  const tools = await link.client.listTools();
-  return tools
-    .filter((t) => t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel')
-    .map(
+  return async () => {
+    const listed = (await link.run((client) => client.listTools())).filter(
+      (t) => t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel',
+    );
+    if (listed.length > maxTools) options.onTruncated?.(listed.length, maxTools);
+    return listed.slice(0, maxTools).map(
       (tool): ToolDefinition => ({
         name: tool.name,
         ...(tool['@type'] ? { '@type': tool['@type'] } : {}),
@@ -98,26 +181,32 @@ export async function gatewayTools(
           const answered = ctx.elicitation;
           const id = typeof answered?.context === 'string' ? answered.context : undefined;
           const parked = id ? pending.get(id) : undefined;
-          // No client-wide timeout (the proxy's bounds only its connecting): the caller's signal decides.
-          const opts = {
-            signal: ctx.signal,
+          // No client-wide timeout (the proxy bounds only its connecting): the caller and `callTimeoutMs` decide.
+          const opts = (signal: AbortSignal) => ({
+            signal,
             timeout: 0,
             ...(ctx.streaming ? { onPartial: (value: unknown) => void ctx.partial(value) } : {}),
-          };
+          });
           if (answered && parked && id) {
             pending.delete(id);
             clearTimeout(parked.timer);
             // The downstream user's decline goes upstream as one, so the upstream tool decides what it means.
-            const next =
-              answered.action === 'accept'
-                ? parked.outcome.answer(answered.answers, opts)
-                : parked.outcome.decline(opts);
-            return toHandlerResult(await link.run(() => next, ctx.signal));
+            const { outcome } = parked;
+            return toHandlerResult(
+              await bounded(ctx.signal, (_client, signal) =>
+                answered.action === 'accept'
+                  ? outcome.answer(answered.answers, opts(signal))
+                  : outcome.decline(opts(signal)),
+              ),
+            );
           }
           if (answered)
             return failure('That question is no longer waiting for an answer', { code: 'expired' });
-          return toHandlerResult(await link.run((client) => client.call(tool.name, args, opts), ctx.signal));
+          return toHandlerResult(
+            await bounded(ctx.signal, (client, signal) => client.call(tool.name, args, opts(signal))),
+          );
         },
       }),
     );
+  };
 }

@@ -1,5 +1,5 @@
+import type { Client } from '../client/client.js';
 import { McpLiteError } from '../core/errors.js';
-import type { Client } from './client.js';
 
 /** Where an upstream is: serving, being reopened after its connection broke or its process died, or closed. */
 export type UpstreamState = 'up' | 'reconnecting' | 'closed';

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** How long a sign-in may wait for the browser to come back. */
+const SIGN_IN_MS = 5 * 60_000;
+
+/**
+ * The redirect catcher of a native app (RFC 8252 §7.3): an HTTP listener on 127.0.0.1 at a port the system picks,
+ * started when a sign-in first needs it. It answers `/callback` once per sign-in with a page the user can close,
+ * and hands the whole redirect URL (code, state, iss) to the client, which checks it.
+ */
+export class LoopbackCatcher {
+  private server: Server | undefined;
+  private waiting: ((url: string) => void) | undefined;
+  private url: string | undefined;
+
+  /** The redirect URL, listening from the first call on. */
+  async redirectUrl(): Promise<string> {
+    if (this.url) return this.url;
+    const server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname !== '/callback' || !this.waiting) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+        return;
+      }
+      const error = url.searchParams.get('error');
+      const text = error
+        ? `Sign-in failed: ${url.searchParams.get('error_description') ?? error}`
+        : 'Signed in. You can close this tab and return to the terminal.';
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end(`<!doctype html><title>mcplite</title><p>${escapeHtml(text)}</p>`);
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting(`${this.url}${url.search}`);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    server.unref();
+    this.server = server;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+    return this.url;
+  }
+
+  /**
+   * The user-agent step: prints the URL (and opens a browser unless told not to), then waits for the redirect.
+   * `signal` (the command's deadline or Ctrl-C) ends the wait.
+   */
+  async authorize(authorizationUrl: URL, openBrowser: boolean, signal?: AbortSignal): Promise<string> {
+    await this.redirectUrl();
+    const back = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('No sign-in within 5 minutes')), SIGN_IN_MS);
+      timer.unref();
+      const onAbort = () => reject(signal?.reason ?? new Error('Sign-in aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting = (url) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(url);
+      };
+    });
+    process.stderr.write(`Sign in at:\n  ${authorizationUrl.href}\n`);
+    if (openBrowser) open(authorizationUrl.href);
+    return await back;
+  }
+
+  close(): void {
+    this.server?.close();
+    this.server?.closeAllConnections();
+  }
+}
+
+/** Text safe inside HTML (the error description comes from the authorization server). */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Opens the URL in the user's browser; silence when none can be started (the URL was printed). */
+function open(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
+        : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No browser here: the printed URL is the way.
+  }
+}

@@ -1,0 +1,269 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { McpLiteError } from '../core/errors.js';
+import { type AuthChallenge, parseChallenge } from './auth-challenge.js';
+import type { HttpFetch } from './http-fetch.js';
+import { memoryOAuthStore, type OAuthOptions } from './oauth.js';
+import { StoredOAuthProvider } from './oauth-provider.js';
+
+const DEFAULT_MAX_AUTHORIZATIONS = 3;
+
+/**
+ * One client's OAuth with one protected server: it puts the current access token on each request and, on a 401
+ * or a 403 `insufficient_scope`, signs in (or refreshes, or steps up) and sends the request again. The protocol is
+ * the MCP SDK's `auth()`; this adds what the SDK leaves to its caller: the user-agent step, the checks of the
+ * authorization response (`state`, RFC 9207 `iss`), the metadata's issuer (RFC 8414 §3.3), `offline_access` where
+ * the authorization server offers it, and a limit on sign-ins in a row. Every HTTP transport of the client sends
+ * through `fetch(next)`, so MCP (handshake and stateless), MCP-lite HTTP and Webtools behave alike.
+ */
+export class OAuthSession {
+  /** The grant's provider: ours for the authorization code, the SDK's for client credentials (made when needed). */
+  private provider: OAuthClientProvider | undefined;
+  private readonly interactive: StoredOAuthProvider | undefined;
+  private readonly maxAuthorizations: number;
+  /** Sign-ins since a request last got through; reset by any answer that is not a 401/403. */
+  private attempts = 0;
+  /** The scopes the last sign-in asked for, kept in the next (SEP-2350). */
+  private requested: string[] = [];
+  /** The sign-in in flight: requests refused meanwhile wait for it rather than start their own. */
+  private running: Promise<void> | undefined;
+
+  constructor(
+    readonly server: string,
+    private readonly options: OAuthOptions,
+  ) {
+    this.maxAuthorizations = options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
+    if (options.grant === 'client_credentials') {
+      if (!options.clientId)
+        throw new McpLiteError('invalid_request', 'The client credentials grant needs clientId');
+    } else {
+      this.interactive = new StoredOAuthProvider(server, options.store ?? memoryOAuthStore(), options);
+      this.provider = this.interactive;
+    }
+  }
+
+  /** The access token to send now, if any. */
+  async accessToken(): Promise<string | undefined> {
+    return (await this.provider?.tokens())?.access_token;
+  }
+
+  /**
+   * The provider of the grant. The SDK's auth module is loaded here, at the first sign-in, not with the client:
+   * a connection to a server that asks for none never pays for it.
+   */
+  private async grantProvider(): Promise<OAuthClientProvider> {
+    if (this.provider) return this.provider;
+    const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
+      '@modelcontextprotocol/sdk/client/auth-extensions.js'
+    );
+    const { clientId = '', privateKey, scope } = this.options;
+    this.provider = privateKey
+      ? new PrivateKeyJwtProvider({
+          clientId,
+          privateKey,
+          algorithm: this.options.signingAlgorithm ?? 'ES256',
+          ...(scope ? { scope } : {}),
+        })
+      : new ClientCredentialsProvider({
+          clientId,
+          clientSecret: this.options.clientSecret ?? '',
+          ...(scope ? { scope } : {}),
+        });
+    return this.provider;
+  }
+
+  /** `next` with the bearer token on each request, and a sign-in and one retry after a refusal it can fix. */
+  fetch(next: HttpFetch): HttpFetch {
+    return async (url, init) => {
+      for (;;) {
+        const sent = await this.accessToken();
+        const res = await next(url, sent ? withBearer(init, sent) : init);
+        const challenge = parseChallenge(res.headers.get('www-authenticate'));
+        const stepUp = res.status === 403 && challenge?.error === 'insufficient_scope';
+        if (res.status !== 401 && !stepUp) {
+          if (res.ok) this.attempts = 0;
+          return res;
+        }
+        if (!(await this.authorize(res.status, challenge, sent))) return res;
+        await res.body?.cancel().catch(() => {});
+      }
+    };
+  }
+
+  /**
+   * Signs in after a refusal; false when it should not be retried (the limit reached). A request refused with a
+   * token older than the current one is simply retried: another request signed in meanwhile.
+   */
+  private async authorize(status: number, challenge: AuthChallenge | undefined, sent: string | undefined) {
+    while (this.running) await this.running.catch(() => {});
+    const current = await this.accessToken();
+    if (current !== undefined && current !== sent) return true;
+    if (this.attempts >= this.maxAuthorizations) return false;
+    this.attempts++;
+    // A second refusal in a row, or a larger scope: a refresh would not help, a new sign-in may.
+    const fresh = status === 403 || this.attempts > 1;
+    this.running = this.signIn(challenge, fresh);
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+    return true;
+  }
+
+  private async signIn(challenge: AuthChallenge | undefined, fresh: boolean): Promise<void> {
+    try {
+      const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+      const provider = await this.grantProvider();
+      if (fresh) await provider.invalidateCredentials?.('tokens');
+      if (this.interactive && typeof this.options.redirectUrl === 'function')
+        this.interactive.redirect ??= await this.options.redirectUrl();
+      const resourceMetadataUrl = challenge?.resource_metadata
+        ? new URL(challenge.resource_metadata)
+        : undefined;
+      const scope = await this.discover(challenge, resourceMetadataUrl);
+      const base = {
+        serverUrl: this.server,
+        ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+        ...(scope ? { scope } : {}),
+      };
+      if ((await auth(provider, base)) === 'AUTHORIZED') return;
+      const code = await this.userAgentStep();
+      if ((await auth(provider, { ...base, authorizationCode: code })) !== 'AUTHORIZED')
+        throw new Error('The authorization server did not issue a token');
+    } catch (err) {
+      throw err instanceof McpLiteError
+        ? err
+        : new McpLiteError('unauthenticated', `OAuth sign-in failed: ${(err as Error).message}`, {
+            reason: 'oauth_failed',
+            ...(challenge ? { challenge } : {}),
+          });
+    }
+  }
+
+  /**
+   * Discovers the authorization server (through the SDK), refuses metadata whose `issuer` is not the one it was
+   * looked up by, hands the discovery to `auth()` and answers the scope to ask for: the challenge's, else the
+   * resource's `scopes_supported`, else the configured one; plus `offline_access` where the authorization server
+   * lists it, so a refresh token comes with the grant.
+   */
+  private async discover(challenge: AuthChallenge | undefined, resourceMetadataUrl: URL | undefined) {
+    const { discoverOAuthServerInfo } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const info = await discoverOAuthServerInfo(
+      this.server,
+      resourceMetadataUrl ? { resourceMetadataUrl } : {},
+    );
+    const metadata = info.authorizationServerMetadata;
+    if (metadata && !sameIssuer(metadata.issuer, String(info.authorizationServerUrl)))
+      throw new McpLiteError(
+        'unauthenticated',
+        `The authorization server's metadata names issuer ${metadata.issuer}, not ${String(info.authorizationServerUrl)} it was fetched for`,
+        { reason: 'issuer_mismatch' },
+      );
+    if (this.interactive)
+      this.interactive.discovered = {
+        ...info,
+        authorizationServerUrl: String(info.authorizationServerUrl),
+        ...(resourceMetadataUrl ? { resourceMetadataUrl: String(resourceMetadataUrl) } : {}),
+      };
+    const asked = (
+      challenge?.scope ||
+      info.resourceMetadata?.scopes_supported?.join(' ') ||
+      this.options.scope ||
+      ''
+    )
+      .split(' ')
+      .filter(Boolean);
+    // A re-authorization asks for what was asked before as well (SEP-2350): a step-up that dropped the
+    // scopes already granted would trade one refusal for another.
+    const scopes = [...new Set([...this.requested, ...asked])];
+    this.requested = scopes.filter((s) => s !== 'offline_access');
+    if (
+      this.interactive &&
+      scopes.length > 0 &&
+      metadata?.scopes_supported?.includes('offline_access') &&
+      !scopes.includes('offline_access')
+    )
+      scopes.push('offline_access');
+    return scopes.join(' ') || undefined;
+  }
+
+  /** Shows the authorization URL and checks what comes back: no error, the `state` sent, the right `iss`. */
+  private async userAgentStep(): Promise<string> {
+    const pending = this.interactive?.pendingAuthorization;
+    if (!this.interactive || !pending) throw new Error('The sign-in did not start');
+    this.interactive.pendingAuthorization = undefined;
+    if (!this.options.onAuthorizationUrl)
+      throw new McpLiteError(
+        'unauthenticated',
+        'The server needs a sign-in and no onAuthorizationUrl was given',
+        {
+          reason: 'sign_in_required',
+          authorization_url: pending.url.href,
+        },
+      );
+    const back = new URL(String(await this.options.onAuthorizationUrl(pending.url)));
+    const params = back.searchParams;
+    const error = params.get('error');
+    if (error)
+      throw new McpLiteError(
+        'unauthenticated',
+        `Sign-in refused: ${params.get('error_description') ?? error}`,
+        {
+          reason: 'authorization_denied',
+          error,
+        },
+      );
+    if (params.get('state') !== pending.state)
+      throw new McpLiteError('unauthenticated', 'The authorization response carries another state', {
+        reason: 'state_mismatch',
+      });
+    checkIss(params.get('iss'), this.interactive.discovered?.authorizationServerMetadata);
+    const code = params.get('code');
+    if (!code)
+      throw new McpLiteError('unauthenticated', 'The authorization response has no code', {
+        reason: 'no_code',
+      });
+    return code;
+  }
+}
+
+/**
+ * RFC 9207: an `iss` present must be the issuer, compared as strings (no normalisation); one promised by
+ * `authorization_response_iss_parameter_supported` must be present.
+ */
+function checkIss(iss: string | null, metadata: { issuer: string } | undefined): void {
+  const promised = (metadata as { authorization_response_iss_parameter_supported?: boolean } | undefined)
+    ?.authorization_response_iss_parameter_supported;
+  if (iss === null) {
+    if (promised)
+      throw new McpLiteError('unauthenticated', 'The authorization response lacks the promised iss', {
+        reason: 'iss_missing',
+      });
+    return;
+  }
+  if (!metadata || iss !== metadata.issuer)
+    throw new McpLiteError(
+      'unauthenticated',
+      `The authorization response comes from issuer ${iss}, not ${metadata?.issuer}`,
+      {
+        reason: 'iss_mismatch',
+      },
+    );
+}
+
+/**
+ * RFC 8414 §3.3: the metadata's issuer is the identifier it was looked up by. The one slash a URL parser adds to a
+ * bare origin (the 2025-03-26 fallback's `new URL('/', server)`) is the only difference allowed.
+ */
+function sameIssuer(issuer: string, lookedUp: string): boolean {
+  return (
+    issuer === lookedUp ||
+    (lookedUp.endsWith('/') && new URL(lookedUp).pathname === '/' && issuer === lookedUp.slice(0, -1))
+  );
+}
+
+function withBearer(init: RequestInit, token: string): RequestInit {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${token}`);
+  return { ...init, headers };
+}

@@ -1,0 +1,101 @@
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { McpLiteError } from '../core/errors.js';
+
+/**
+ * What the client keeps for one protected server between runs: its registration with the authorization server
+ * (stamped with that server's issuer, so a migration re-registers), and the tokens it was given. Nothing else:
+ * the PKCE verifier and the `state` of a sign-in in progress never leave memory.
+ */
+export interface OAuthRecord {
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+}
+
+/**
+ * Where tokens live: one record per server, keyed by the server's URL. The client writes through it after each
+ * registration, sign-in and refresh. `memoryOAuthStore()` is the default (gone with the process); the CLI keeps
+ * a file per server that only the user can read (`src/cli/token-file.ts`).
+ */
+export interface OAuthStore {
+  load(server: string): OAuthRecord | undefined | Promise<OAuthRecord | undefined>;
+  save(server: string, record: OAuthRecord): void | Promise<void>;
+  /** Forgets a server (sign-out). */
+  delete?(server: string): void | Promise<void>;
+}
+
+/** The `data.reason` of the errors a failed sign-in ends with (`oauth-session.ts`). */
+const SIGN_IN_FAILURES: ReadonlySet<unknown> = new Set([
+  'sign_in_required',
+  'authorization_denied',
+  'state_mismatch',
+  'iss_missing',
+  'iss_mismatch',
+  'issuer_mismatch',
+  'no_code',
+  'oauth_failed',
+]);
+
+/** True for the error of a sign-in that failed, as opposed to a server's plain 401. */
+export function isSignInFailure(err: unknown): err is McpLiteError {
+  return (
+    err instanceof McpLiteError && err.code === 'unauthenticated' && SIGN_IN_FAILURES.has(err.data?.reason)
+  );
+}
+
+/** An `OAuthStore` in this process's memory: the default, so a client signs in once per process. */
+export function memoryOAuthStore(): OAuthStore {
+  const records = new Map<string, OAuthRecord>();
+  return {
+    load: (server) => records.get(server),
+    save: (server, record) => {
+      records.set(server, record);
+    },
+    delete: (server) => {
+      records.delete(server);
+    },
+  };
+}
+
+/**
+ * OAuth 2.1 for a protected server (docs/client.md, "OAuth"). On a 401 the client discovers the authorization
+ * server (RFC 9728, RFC 8414 / OpenID discovery), identifies itself (pre-registered `clientId`, else a Client ID
+ * Metadata Document at `clientMetadataUrl` where the server takes one, else dynamic registration), signs in with
+ * the authorization code and PKCE (or the client credentials grant), and retries the request; a 403
+ * `insufficient_scope` asks for the larger scope (step-up), at most `maxAuthorizations` times in a row.
+ */
+export interface OAuthOptions {
+  /**
+   * The user-agent step of the authorization code flow: show `url` to the user (open a browser, print it) and
+   * resolve with the URL the authorization server redirected back to (`redirectUrl` with `code`, `state`,
+   * `iss`). Without it, a server that needs a sign-in fails with `unauthenticated` whose
+   * `data.authorization_url` says where to sign in.
+   */
+  onAuthorizationUrl?: (url: URL) => Promise<string | URL>;
+  /**
+   * Where the authorization server sends the user back (a loopback URL for a CLI, RFC 8252). A function is
+   * called when a sign-in first needs it, so a redirect catcher listens only when there is something to catch.
+   */
+  redirectUrl?: string | (() => Promise<string>);
+  /** Pre-registered client id (used before CIMD and registration). */
+  clientId?: string;
+  /** Its secret, for a confidential client (`client_secret_basic` or `client_secret_post`, as advertised). */
+  clientSecret?: string;
+  /**
+   * The client credentials grant (machine clients, no user): with `clientId` and `clientSecret`
+   * (`client_secret_basic`), or `clientId` and `privateKey` (`private_key_jwt`, RFC 7523).
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** `private_key_jwt`: the signing key (PEM or JWK) and its algorithm (default ES256). */
+  privateKey?: string | Record<string, unknown>;
+  signingAlgorithm?: string;
+  /** An https URL of this client's Client ID Metadata Document (CIMD), used where the server supports it. */
+  clientMetadataUrl?: string;
+  /** The client's name in a dynamic registration. Default `mcplite`. */
+  clientName?: string;
+  /** Scope asked for when neither the challenge nor the resource's metadata names one. */
+  scope?: string;
+  /** Where tokens and registrations are kept. Default: memory. */
+  store?: OAuthStore;
+  /** Sign-ins (and step-ups) in a row, without a request succeeding in between, before giving up. Default 3. */
+  maxAuthorizations?: number;
+}

@@ -1,0 +1,143 @@
+import type { JWTPayload } from 'jose';
+import type { Authenticate, Credentials, Principal } from '../auth.js';
+import { Introspector } from './introspection.js';
+import { DEFAULT_ALGORITHMS, JwtVerifier, looksLikeJwt, TokenRejected } from './jwt-verifier.js';
+import { type ProtectedResource, protectedResourceMetadataUrl } from './protected-resource.js';
+
+/** RFC 7662 introspection of opaque tokens, with the resource server's own client credentials. */
+export interface IntrospectionSettings {
+  /** The authorization server's introspection endpoint. */
+  endpoint: string;
+  /** The resource server's client id at the authorization server. */
+  clientId: string;
+  /** Its client secret (sent as `client_secret_basic`, never logged). */
+  clientSecret: string;
+  /** How long an active answer is reused. Default 30 000 (a revoked token is refused within this). */
+  cacheTtlMs?: number;
+  /** Most answers cached at once. Default 10 000. */
+  maxCacheEntries?: number;
+}
+
+/** Options of `oauthResourceServer`. */
+export interface OAuthResourceServerOptions {
+  /**
+   * The trusted issuers (exact `iss` values, e.g. `https://tenant.auth0.com/`). A JWT from any other issuer is
+   * refused before a key is fetched. Their keys come from their RFC 8414 / OpenID metadata (`jwks_uri`).
+   */
+  issuer?: string | readonly string[];
+  /** This server's resource identifier (RFC 8707): tokens must name it in `aud`. E.g. `https://api.example.com/mcp`. */
+  resource: string;
+  /** Scopes to publish in `scopes_supported` besides those the tools name. */
+  scopes?: readonly string[];
+  /** `authorization_servers` in the metadata. Default: the issuers. */
+  authorizationServers?: readonly string[];
+  /** Signature algorithms accepted. Default: the RSA, RSA-PSS, ECDSA and EdDSA ones; `none` and HS* are refused. */
+  algorithms?: readonly string[];
+  /** Leeway for `exp`/`nbf`, in seconds. Default 60. */
+  clockSkewSeconds?: number;
+  /** A JWKS URL to use instead of discovering it (one issuer only). */
+  jwksUri?: string;
+  /** Least time between two key set fetches of an issuer, in ms. Default 30 000. */
+  jwksCooldownMs?: number;
+  /** Longest a fetched key set is used without refetching, in ms. Default 600 000. */
+  jwksMaxAgeMs?: number;
+  /** Opaque tokens: introspect them (RFC 7662). Without it only JWTs are taken. */
+  introspection?: IntrospectionSettings;
+  /**
+   * The metadata URL challenges name. Default: derived from `resource` (RFC 9728 section 3.1); set it when a proxy
+   * serves the metadata elsewhere.
+   */
+  resourceMetadataUrl?: string;
+  /** `resource_name` in the metadata. */
+  resourceName?: string;
+  /** `resource_documentation` in the metadata. */
+  documentation?: string;
+}
+
+/**
+ * An `Authenticate` hook that makes the server an OAuth 2.1 resource server (MCP authorization): JWT access
+ * tokens verified against the trusted issuers' keys, opaque ones introspected, the audience bound to `resource`.
+ * The principal carries `sub`, `clientId`, the granted scopes (`scope` or `scp`) and the claims; the hook carries
+ * the protected resource the HTTP layer publishes (RFC 9728) and names in its challenges.
+ */
+export function oauthResourceServer(options: OAuthResourceServerOptions): Authenticate {
+  const issuers =
+    options.issuer === undefined
+      ? []
+      : typeof options.issuer === 'string'
+        ? [options.issuer]
+        : [...options.issuer];
+  new URL(options.resource); // a resource that is no absolute URI is a configuration error, found at start
+  if (issuers.length === 0 && !options.introspection) {
+    throw new Error('oauthResourceServer needs a trusted issuer, an introspection endpoint, or both');
+  }
+  if (options.jwksUri && issuers.length !== 1) throw new Error('jwksUri needs exactly one issuer');
+  const clockSkewSeconds = options.clockSkewSeconds ?? 60;
+  const jwt =
+    issuers.length > 0
+      ? new JwtVerifier({
+          issuers,
+          audience: options.resource,
+          algorithms: options.algorithms ?? DEFAULT_ALGORITHMS,
+          clockSkewSeconds,
+          jwksCooldownMs: options.jwksCooldownMs ?? 30_000,
+          jwksMaxAgeMs: options.jwksMaxAgeMs ?? 600_000,
+          ...(options.jwksUri ? { jwksUri: options.jwksUri } : {}),
+        })
+      : undefined;
+  const introspection = options.introspection;
+  const introspector = introspection
+    ? new Introspector({
+        endpoint: introspection.endpoint,
+        clientId: introspection.clientId,
+        clientSecret: introspection.clientSecret,
+        audience: options.resource,
+        issuers,
+        cacheTtlMs: introspection.cacheTtlMs ?? 30_000,
+        maxCacheEntries: introspection.maxCacheEntries ?? 10_000,
+        clockSkewSeconds,
+      })
+    : undefined;
+  const protectedResource: ProtectedResource = {
+    resource: options.resource,
+    authorizationServers: options.authorizationServers ?? issuers,
+    scopes: options.scopes ?? [],
+    metadataUrl: options.resourceMetadataUrl ?? protectedResourceMetadataUrl(options.resource),
+    ...(options.resourceName ? { resourceName: options.resourceName } : {}),
+    ...(options.documentation ? { documentation: options.documentation } : {}),
+  };
+  const hook = async ({ token }: Credentials): Promise<Principal | undefined> => {
+    if (!token) return undefined;
+    if (jwt && looksLikeJwt(token)) return principalOf(await jwt.verify(token));
+    if (introspector) return principalOf(await introspector.introspect(token));
+    throw new TokenRejected('not a JWT, and no introspection endpoint');
+  };
+  return Object.assign(hook, { protectedResource });
+}
+
+/** The caller a verified token names; `id` is issuer-qualified, so equal subjects of two issuers stay apart. */
+function principalOf(claims: JWTPayload | Record<string, unknown>): Principal {
+  const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
+  const clientId =
+    typeof claims.client_id === 'string'
+      ? claims.client_id
+      : typeof claims.azp === 'string'
+        ? claims.azp
+        : undefined;
+  const issuer = typeof claims.iss === 'string' ? claims.iss : '';
+  return {
+    id: `${issuer}#${sub ?? clientId ?? ''}`,
+    scopes: grantedScopes(claims),
+    claims: { ...claims },
+    ...(sub !== undefined ? { sub } : {}),
+    ...(clientId !== undefined ? { clientId } : {}),
+  };
+}
+
+/** `scope` (RFC 9068, space-separated) or `scp` (Entra, Okta: a list or a string). */
+function grantedScopes(claims: Record<string, unknown>): string[] {
+  const raw = claims.scope ?? claims.scp;
+  if (typeof raw === 'string') return raw.split(' ').filter((s) => s.length > 0);
+  if (Array.isArray(raw)) return raw.filter((s): s is string => typeof s === 'string');
+  return [];
+}

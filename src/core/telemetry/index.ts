@@ -1,0 +1,19 @@
+import type { Middleware } from '../operation.js';
+import { metricsActive } from './durations.js';
+import { activeTracing, otelNow } from './otel-api.js';
+import { tracing } from './server-tracing.js';
+import type { TelemetryOptions } from './telemetry-options.js';
+
+export type { TelemetryOptions } from './telemetry-options.js';
+
+/**
+ * The tracing stage a server installs first in its chain, or undefined when it should not: `enabled: false`, no
+ * `@opentelemetry/api`, or (unless `enabled: true`) no SDK registered yet, so that a server without one builds no
+ * operation for it and pays nothing.
+ */
+export function tracingStage(options: TelemetryOptions | undefined): Middleware | undefined {
+  if (options?.enabled === false) return undefined;
+  if (otelNow() === undefined) return undefined;
+  if (options?.enabled !== true && activeTracing() === undefined && !metricsActive()) return undefined;
+  return tracing(options);
+}

@@ -1,0 +1,70 @@
+import type * as OtelApi from '@opentelemetry/api';
+
+/** The OpenTelemetry API module, as this library uses it (an optional peer dependency). */
+export type Otel = typeof OtelApi;
+
+const PACKAGE = '@opentelemetry/api';
+
+let api: Otel | undefined;
+let noopTracerProvider: unknown;
+let loading: Promise<Otel | undefined> | undefined;
+let triedNow = false;
+
+function adopt(module: Otel): Otel {
+  if (api === undefined) {
+    // The API's own no-op provider, which `getDelegate` answers until an SDK registers a real one.
+    noopTracerProvider = new module.ProxyTracerProvider().getDelegate();
+    api = module;
+  }
+  return api;
+}
+
+/**
+ * Loads `@opentelemetry/api` once, if it is installed. It is an optional peer: the library must load without
+ * it, so it is never imported statically. Resolves to undefined when the package is absent.
+ */
+export function loadOtel(): Promise<Otel | undefined> {
+  loading ??= import(PACKAGE).then(
+    (module: Otel) => adopt(module),
+    () => otelNow(),
+  );
+  return loading;
+}
+
+/**
+ * The API now, loaded synchronously where the runtime can (`process.getBuiltinModule`: Node 20.16+, Bun, Deno):
+ * a server decides when it is made whether to install tracing. Elsewhere it is undefined until `loadOtel` has
+ * resolved. Any copy of the API works: the SDK's registrations live on a global every copy reads.
+ */
+export function otelNow(): Otel | undefined {
+  if (api !== undefined || triedNow) return api;
+  triedNow = true;
+  const getBuiltin = (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  ).process?.getBuiltinModule?.bind(globalThis.process);
+  if (getBuiltin === undefined) return undefined;
+  try {
+    const { createRequire } = getBuiltin('node:module') as {
+      createRequire: (from: string) => (id: string) => unknown;
+    };
+    return adopt(createRequire(import.meta.url)(PACKAGE) as Otel);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The API when an SDK registered a tracer provider, else undefined: the check each operation makes (a few
+ * property reads), so that tracing costs nothing while no SDK is registered.
+ */
+export function activeTracing(): Otel | undefined {
+  if (api === undefined) return undefined;
+  const provider = api.trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const delegate = provider.getDelegate ? provider.getDelegate() : provider;
+  return delegate === noopTracerProvider ? undefined : api;
+}
+
+/** The API once loaded (undefined before, or when the package is absent). */
+export function otelApi(): Otel | undefined {
+  return api;
+}

@@ -1,0 +1,233 @@
+import { McpLiteError } from '../core/errors.js';
+import type { ToolTransforms } from './transforms.js';
+
+/** The bounds an entry may set on its upstream (each defaults to the proxy's). */
+export interface EntryBounds {
+  /** Milliseconds one call may run upstream. */
+  timeout?: number;
+  /** Calls running upstream at once. */
+  maxInFlight?: number;
+  /** Tools taken from its listing. */
+  maxTools?: number;
+  /** Bytes of one upstream response. */
+  maxResponseBytes?: number;
+}
+
+/** What every entry may carry besides how to reach it. */
+interface EntryCommon extends EntryBounds {
+  /** The server's name: its namespace (`name_tool`). */
+  name: string;
+  /** Include, exclude, rename, describe (upstream names). */
+  tools: ToolTransforms;
+}
+
+/** An MCP server the gateway runs over stdio. */
+export interface StdioEntry extends EntryCommon {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** A remote MCP server (Streamable HTTP, or any target the client detects at that URL). */
+export interface RemoteEntry extends EntryCommon {
+  kind: 'remote';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Any target the mcplite client speaks: `grpc://…`, an MCP-lite or Webtools URL, an MCP URL. */
+export interface TargetEntry extends EntryCommon {
+  kind: 'target';
+  target: string;
+  headers: Record<string, string>;
+}
+
+/** An HTTP API described by an OpenAPI 3.x document. */
+export interface OpenApiEntry extends EntryCommon {
+  kind: 'openapi';
+  /** A path (relative to the config file) or an http(s) URL. */
+  openapi: string;
+  baseUrl?: string;
+  headers: Record<string, string>;
+  /** Operations by tag, or by path prefix (entries starting with `/`). */
+  include?: string[];
+  exclude?: string[];
+}
+
+/** One server of the gateway's config. */
+export type GatewayEntry = StdioEntry | RemoteEntry | TargetEntry | OpenApiEntry;
+
+/**
+ * Reads a gateway config: the `{"mcpServers": {"<name>": {...}}}` file MCP clients already use (Claude Desktop,
+ * Cursor, VS Code), with two entry kinds of mcplite's own (`target`, `openapi`). `${VAR}` in `url`, `target`,
+ * `args`, `env`, `headers` and `baseUrl` is the environment's value (a missing variable is refused, by name);
+ * `bearerTokenEnv` and `apiKeyEnv` (+ `apiKeyHeader`, default `X-API-Key`) put a credential from the environment
+ * into the headers. `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
+ */
+export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = process.env): GatewayEntry[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`not JSON (${(err as Error).message})`);
+  }
+  if (!isObject(raw) || !isObject(raw.mcpServers))
+    throw invalid('expected {"mcpServers": {"<name>": {...}}}');
+  const entries: GatewayEntry[] = [];
+  for (const [name, value] of Object.entries(raw.mcpServers)) {
+    if (!isObject(value)) throw invalid(`server "${name}" must be an object`);
+    if (value.disabled === true) continue;
+    entries.push(entryOf(name, value, env));
+  }
+  if (entries.length === 0) throw invalid('no servers in "mcpServers"');
+  return entries;
+}
+
+function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEnv): GatewayEntry {
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+    throw invalid(`server name "${name}": use 1 to 64 of [A-Za-z0-9_.-] (it prefixes its tools)`);
+  const at = (field: string) => `server "${name}", "${field}"`;
+  const expand = (where: string, value: string) =>
+    value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+      const found = env[variable];
+      if (found === undefined) throw invalid(`${where}: the environment has no ${variable}`);
+      return found;
+    });
+  const kinds = ['command', 'url', 'target', 'openapi'].filter((k) => v[k] !== undefined);
+  if (kinds.length !== 1)
+    throw invalid(`server "${name}" needs exactly one of "command", "url", "target", "openapi"`);
+  const common: EntryCommon = {
+    name,
+    tools: transformsOf(v.tools, at('tools')),
+    ...bounds(v, at),
+  };
+  const headers = (): Record<string, string> => {
+    const out = stringMap(v.headers, at('headers'), expand);
+    if (v.bearerTokenEnv !== undefined) {
+      const variable = str(v.bearerTokenEnv, at('bearerTokenEnv'));
+      const token = env[variable];
+      if (token === undefined) throw invalid(`${at('bearerTokenEnv')}: the environment has no ${variable}`);
+      out.Authorization = `Bearer ${token}`;
+    }
+    if (v.apiKeyEnv !== undefined) {
+      const variable = str(v.apiKeyEnv, at('apiKeyEnv'));
+      const key = env[variable];
+      if (key === undefined) throw invalid(`${at('apiKeyEnv')}: the environment has no ${variable}`);
+      out[v.apiKeyHeader === undefined ? 'X-API-Key' : str(v.apiKeyHeader, at('apiKeyHeader'))] = key;
+    }
+    return out;
+  };
+  switch (kinds[0]) {
+    case 'command': {
+      const args = v.args === undefined ? [] : v.args;
+      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))
+        throw invalid(`${at('args')} must be an array of strings`);
+      return {
+        ...common,
+        kind: 'stdio',
+        command: str(v.command, at('command')),
+        args: args.map((a) => expand(at('args'), a)),
+        env: stringMap(v.env, at('env'), expand),
+        ...(v.cwd !== undefined ? { cwd: str(v.cwd, at('cwd')) } : {}),
+      };
+    }
+    case 'url':
+      return {
+        ...common,
+        kind: 'remote',
+        url: httpUrl(expand(at('url'), str(v.url, at('url'))), at('url')),
+        headers: headers(),
+      };
+    case 'target':
+      return {
+        ...common,
+        kind: 'target',
+        target: expand(at('target'), str(v.target, at('target'))),
+        headers: headers(),
+      };
+    default:
+      return {
+        ...common,
+        kind: 'openapi',
+        openapi: str(v.openapi, at('openapi')),
+        ...(v.baseUrl !== undefined
+          ? { baseUrl: httpUrl(expand(at('baseUrl'), str(v.baseUrl, at('baseUrl'))), at('baseUrl')) }
+          : {}),
+        headers: headers(),
+        ...(v.include !== undefined ? { include: strings(v.include, at('include')) } : {}),
+        ...(v.exclude !== undefined ? { exclude: strings(v.exclude, at('exclude')) } : {}),
+      };
+  }
+}
+
+function transformsOf(value: unknown, where: string): ToolTransforms {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw invalid(`${where} must be an object`);
+  const known = new Set(['include', 'exclude', 'rename', 'describe']);
+  const unknown = Object.keys(value).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw invalid(`${where}: unknown field "${unknown[0]}"`);
+  return {
+    ...(value.include !== undefined ? { include: strings(value.include, `${where}.include`) } : {}),
+    ...(value.exclude !== undefined ? { exclude: strings(value.exclude, `${where}.exclude`) } : {}),
+    ...(value.rename !== undefined ? { rename: stringMap(value.rename, `${where}.rename`) } : {}),
+    ...(value.describe !== undefined ? { describe: stringMap(value.describe, `${where}.describe`) } : {}),
+  };
+}
+
+function bounds(v: Record<string, unknown>, at: (field: string) => string): EntryBounds {
+  const out: EntryBounds = {};
+  for (const key of ['timeout', 'maxInFlight', 'maxTools', 'maxResponseBytes'] as const) {
+    const value = v[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+      throw invalid(`${at(key)} must be a positive integer`);
+    out[key] = value;
+  }
+  return out;
+}
+
+function httpUrl(value: string, where: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
+  } catch {
+    // Refused below.
+  }
+  throw invalid(`${where} must be an http(s) URL`);
+}
+
+function str(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw invalid(`${where} must be a non-empty string`);
+  return value;
+}
+
+function strings(value: unknown, where: string): string[] {
+  if (!Array.isArray(value) || !value.every((s) => typeof s === 'string'))
+    throw invalid(`${where} must be an array of strings`);
+  return value as string[];
+}
+
+function stringMap(
+  value: unknown,
+  where: string,
+  expand?: (field: string, value: string) => string,
+): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw invalid(`${where} must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, s] of Object.entries(value)) {
+    if (typeof s !== 'string') throw invalid(`${where}: "${k}" must be a string`);
+    out[k] = expand ? expand(where, s) : s;
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(message: string): McpLiteError {
+  return new McpLiteError('config_invalid', `Invalid gateway config: ${message}`);
+}

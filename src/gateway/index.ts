@@ -1,0 +1,35 @@
+/**
+ * `mcplite/gateway`: many servers behind one (docs/gateway.md). `mount` composes servers in one process,
+ * `proxyTools` gives a remote server's tools, `openApiTools` an HTTP API's; `Gateway` keeps a server's catalog in
+ * line with its upstreams (what `mcplite proxy --config` runs), `parseGatewayConfig` reads the config format.
+ */
+export {
+  type EntryBounds,
+  type GatewayEntry,
+  type OpenApiEntry,
+  parseGatewayConfig,
+  type RemoteEntry,
+  type StdioEntry,
+  type TargetEntry,
+} from './config.js';
+export { Gateway, type GatewayServeOptions } from './gateway.js';
+export { type GatewayOptions, gatewayTools, upstreamToolLister } from './gateway-tools.js';
+export { type MountedServer, type MountOptions, mount, prefixedUri, unprefixedUri } from './mount.js';
+export { commandLine, type EntryDefaults, entrySource } from './open-entry.js';
+export { type OpenApiOptions, openApiTools } from './openapi.js';
+export {
+  openUpstream,
+  type ProxiedTools,
+  type ProxyToolsOptions,
+  proxyTools,
+  type UpstreamSource,
+} from './proxy-tools.js';
+export type { ToolSource } from './source.js';
+export { namespaced, prefixOf, type ToolTransforms, transformTools } from './transforms.js';
+export {
+  GatewayUpstream,
+  type UpstreamOptions,
+  type UpstreamState,
+  type UpstreamStatus,
+  upstreamLabel,
+} from './upstream.js';

@@ -1,0 +1,82 @@
+import type { PromptDefinition } from '../core/prompts.js';
+import type { ResourceDefinition, ResourceTemplateDefinition } from '../core/resources.js';
+import type { ToolServer } from '../core/server.js';
+import type { ToolDefinition } from '../core/tool.js';
+import { namespaced, prefixOf, type ToolTransforms, transformTools } from './transforms.js';
+
+/** Options of `mount`. */
+export interface MountOptions {
+  /** The namespace: tool `t` becomes `prefix_t`, prompt `p` `prefix_p`, resource `s://x` `s://prefix/x`. */
+  prefix: string;
+  /** Include, exclude, rename and describe its tools (upstream names), as a gateway config entry does. */
+  tools?: ToolTransforms;
+}
+
+/** What `mount` gives: the parts of `createServer`'s options, to spread (or concatenate) into the host's. */
+export interface MountedServer {
+  tools: ToolDefinition[];
+  resources: ResourceDefinition[];
+  resourceTemplates: ResourceTemplateDefinition[];
+  prompts: PromptDefinition[];
+}
+
+/**
+ * Composes a server into another in one process, under a namespace: its tools keep their own handlers (so the
+ * host's middleware, scopes, visibility and tracing apply to them as to any tool of the host), its resources and
+ * prompts are read and rendered by it. The mounted server's system tools (`redeem`, `cancel`) are the host's.
+ *
+ * @example
+ * const weather = mount(weatherServer, { prefix: 'weather' });
+ * const host = createServer({ name: 'all', tools: [...weather.tools, ...own], prompts: weather.prompts });
+ */
+export function mount(server: ToolServer, options: MountOptions): MountedServer {
+  const prefix = prefixOf(options.prefix);
+  const definitions = server.catalog
+    .names()
+    .map((name) => server.catalog.get(name))
+    .filter((tool) => tool !== undefined && !tool.system)
+    .map((tool) => tool!.definition);
+  return {
+    tools: transformTools(definitions, prefix, options.tools),
+    resources: server.resources.list().map(
+      (resource): ResourceDefinition => ({
+        ...resource,
+        name: namespaced(prefix, resource.name),
+        uri: prefixedUri(prefix, resource.uri),
+        read: (ctx) => server.resources.read(resource.uri, ctx),
+      }),
+    ),
+    resourceTemplates: server.resources.templates().map(
+      (template): ResourceTemplateDefinition => ({
+        ...template,
+        name: namespaced(prefix, template.name),
+        uriTemplate: prefixedUri(prefix, template.uriTemplate),
+        read: (uri, _variables, ctx) => server.resources.read(unprefixedUri(prefix, uri), ctx),
+      }),
+    ),
+    prompts: server.prompts.list().map(
+      (prompt): PromptDefinition => ({
+        ...prompt,
+        name: namespaced(prefix, prompt.name),
+        handler: (args, ctx) => server.prompts.get(prompt.name, args, ctx),
+      }),
+    ),
+  };
+}
+
+/**
+ * `scheme://rest` as `scheme://prefix/rest` (FastMCP's path form), so that two mounted servers' resources never
+ * collide and a read finds its server by the URI alone. A URI without `://` gets `prefix/` in front.
+ */
+export function prefixedUri(prefix: string, uri: string): string {
+  const at = uri.indexOf('://');
+  return at < 0 ? `${prefix}/${uri}` : `${uri.slice(0, at + 3)}${prefix}/${uri.slice(at + 3)}`;
+}
+
+/** The URI the mounted server knows, from the host's (the inverse of `prefixedUri`). */
+export function unprefixedUri(prefix: string, uri: string): string {
+  const at = uri.indexOf('://');
+  const head = at < 0 ? '' : uri.slice(0, at + 3);
+  const rest = at < 0 ? uri : uri.slice(at + 3);
+  return rest.startsWith(`${prefix}/`) ? `${head}${rest.slice(prefix.length + 1)}` : uri;
+}

@@ -1,0 +1,192 @@
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { ConnectOptions } from '../client/types.js';
+import type { EntryBounds, GatewayEntry } from './config.js';
+import { openApiTools } from './openapi.js';
+import { openUpstream, type ProxyToolsOptions } from './proxy-tools.js';
+import type { ToolSource } from './source.js';
+import { prefixOf, transformTools } from './transforms.js';
+import { type UpstreamStatus, upstreamLabel } from './upstream.js';
+
+/** What every entry gets unless it says otherwise, and how the gateway hears of its upstreams. */
+export interface EntryDefaults extends EntryBounds {
+  /** The directory an OpenAPI document's relative path is read from (the config file's). */
+  baseDir: string;
+  /** Whether a stdio upstream's stderr goes to the gateway's (default) or nowhere. */
+  stderr?: 'inherit' | 'ignore';
+  /** Told of every change of an upstream's state (the proxy logs it). */
+  onChange?: (status: UpstreamStatus) => void;
+  /** Told of names in an entry's `tools` that its server does not have. */
+  onUnknownNames?: (server: string, names: string[]) => void;
+  /** Told when a server lists more tools than its `maxTools`. */
+  onTruncated?: (server: string, listed: number, kept: number) => void;
+}
+
+/**
+ * One config entry as a gateway source, namespaced by its name. Nothing is opened yet: the first listing opens
+ * it, so an upstream that is down when the gateway starts is one the gateway keeps trying (with backoff), not one
+ * that stops it.
+ */
+export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolSource {
+  const bounds = { ...pick(defaults), ...pick(entry) };
+  const label = labelOf(entry);
+  if (entry.kind === 'openapi') return openApiSource(entry, defaults, bounds, label);
+  const target =
+    entry.kind === 'stdio'
+      ? commandLine(entry.command, entry.args)
+      : entry.kind === 'remote'
+        ? entry.url
+        : entry.target;
+  const connect: ConnectOptions = {
+    ...(entry.kind === 'stdio'
+      ? {
+          binding: 'stdio' as const,
+          env: entry.env,
+          ...(entry.cwd ? { cwd: resolve(defaults.baseDir, entry.cwd) } : {}),
+          stderr: defaults.stderr ?? 'inherit',
+        }
+      : { headers: entry.headers }),
+    ...(bounds.maxResponseBytes !== undefined ? { maxResponseBytes: bounds.maxResponseBytes } : {}),
+  };
+  const options: ProxyToolsOptions = {
+    prefix: entry.name,
+    tools: entry.tools,
+    label,
+    connect,
+    ...(bounds.timeout !== undefined ? { callTimeoutMs: bounds.timeout } : {}),
+    ...(bounds.maxInFlight !== undefined ? { maxInFlight: bounds.maxInFlight } : {}),
+    ...(bounds.maxTools !== undefined ? { maxTools: bounds.maxTools } : {}),
+    ...(defaults.onChange ? { onChange: defaults.onChange } : {}),
+    onUnknownNames: (names) => defaults.onUnknownNames?.(entry.name, names),
+    onTruncated: (listed, kept) => defaults.onTruncated?.(entry.name, listed, kept),
+  };
+  return deferred(label, () => openUpstream(target, options));
+}
+
+/** The entry as errors, `/readyz` and the log show it: never a header, an env value or a URL's query. */
+function labelOf(entry: GatewayEntry): string {
+  const where =
+    entry.kind === 'stdio'
+      ? upstreamLabel(commandLine(entry.command, entry.args))
+      : entry.kind === 'remote'
+        ? upstreamLabel(entry.url)
+        : entry.kind === 'target'
+          ? upstreamLabel(entry.target)
+          : upstreamLabel(entry.openapi);
+  return `${entry.name} (${where})`;
+}
+
+/** A command and its arguments as one command line the client splits back into the same words. */
+export function commandLine(command: string, args: readonly string[]): string {
+  return [command, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
+}
+
+function pick(b: EntryBounds): EntryBounds {
+  const out: EntryBounds = {};
+  for (const key of ['timeout', 'maxInFlight', 'maxTools', 'maxResponseBytes'] as const)
+    if (b[key] !== undefined) out[key] = b[key];
+  return out;
+}
+
+/** An OpenAPI service: its document read (and validated) at the first listing, again after a failed one. */
+function openApiSource(
+  entry: Extract<GatewayEntry, { kind: 'openapi' }>,
+  defaults: EntryDefaults,
+  bounds: EntryBounds,
+  label: string,
+): ToolSource {
+  const fromUrl = /^https?:\/\//i.test(entry.openapi);
+  const document =
+    fromUrl || isAbsolute(entry.openapi) ? entry.openapi : resolve(defaults.baseDir, entry.openapi);
+  let tools: Promise<ReturnType<typeof transformTools>> | undefined;
+  const prefix = prefixOf(entry.name);
+  return {
+    label,
+    list: () => {
+      tools ??= (async () => {
+        const source = fromUrl ? document : await readDocument(document);
+        const made = await openApiTools(source, {
+          headers: entry.headers,
+          ...(entry.baseUrl ? { baseUrl: entry.baseUrl } : {}),
+          ...(entry.include ? { include: entry.include } : {}),
+          ...(entry.exclude ? { exclude: entry.exclude } : {}),
+          ...(bounds.timeout !== undefined ? { timeoutMs: bounds.timeout } : {}),
+          ...(bounds.maxTools !== undefined ? { maxTools: bounds.maxTools } : {}),
+          ...(bounds.maxResponseBytes !== undefined ? { maxResponseBytes: bounds.maxResponseBytes } : {}),
+        });
+        return transformTools(made, prefix, entry.tools, (names) =>
+          defaults.onUnknownNames?.(entry.name, names),
+        );
+      })().catch((err: unknown) => {
+        tools = undefined;
+        throw err;
+      });
+      return tools;
+    },
+    onChange: () => {},
+    status: () => undefined,
+    close: async () => {},
+  };
+}
+
+/** The largest OpenAPI document file read (16 MiB). */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/** The document's path, once its size is known to be bounded (the parser reads it, so its relative `$ref`s resolve). */
+async function readDocument(path: string): Promise<string> {
+  const { size } = await stat(path);
+  if (size > MAX_DOCUMENT_BYTES) throw new Error(`${path} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
+  return path;
+}
+
+/**
+ * A source opened at its first listing: until it opens, listing it tries again (the gateway's backoff paces the
+ * attempts) and its status is `reconnecting` with the last error.
+ */
+function deferred(label: string, open: () => Promise<ToolSource>): ToolSource {
+  let inner: ToolSource | undefined;
+  let opening: Promise<ToolSource> | undefined;
+  let attempts = 0;
+  let lastError: string | undefined;
+  let closed = false;
+  const listeners: Array<() => void> = [];
+  return {
+    label,
+    list: async () => {
+      if (!inner) {
+        opening ??= open().finally(() => {
+          opening = undefined;
+        });
+        try {
+          const opened = await opening;
+          if (closed) {
+            await opened.close();
+            throw new Error('closed');
+          }
+          inner = opened;
+          for (const listener of listeners) opened.onChange(listener);
+        } catch (err) {
+          attempts++;
+          lastError = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
+          throw err;
+        }
+      }
+      return inner.list();
+    },
+    onChange: (listener) => {
+      listeners.push(listener);
+      inner?.onChange(listener);
+    },
+    status: () =>
+      inner?.status() ?? {
+        state: closed ? 'closed' : 'reconnecting',
+        upstream: label,
+        attempts,
+        ...(lastError !== undefined ? { lastError } : {}),
+      },
+    close: async () => {
+      closed = true;
+      await inner?.close();
+    },
+  };
+}

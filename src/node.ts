@@ -1,0 +1,26 @@
+/**
+ * `mcplite/node`: serving on Node (sockets, stdio, WebSocket). Kept apart from the root entry so that `mcplite`
+ * itself reaches no `node:*` module, no `ws` and no gRPC, and loads on Workers, Deno and Bun (docs/architecture.md).
+ */
+export {
+  type ListenOptions,
+  listenNode,
+  type NodeListenerOptions,
+  type NodeListening,
+  toNodeListener,
+  type UpgradeHandler,
+} from './adapters/node.js';
+export {
+  type McpLiteStdioOptions,
+  type McpLiteStdioServer,
+  serveMcpLiteStdio,
+} from './bindings/http/stdio.js';
+export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio.js';
+export {
+  createMcpLiteWsBinding,
+  createMcpWsBinding,
+  type McpLiteWsOptions,
+  type McpWsOptions,
+  type WsEndpoint,
+} from './bindings/ws/index.js';
+export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';

@@ -1,0 +1,132 @@
+/**
+ * `mcplite login`, `call` and `logout` as child processes against an mcplite server protected by
+ * `oauthResourceServer`, with a real authorization server (oidc-provider): the CLI prints the sign-in URL
+ * (`--no-browser`), catches the redirect on a loopback port (RFC 8252), keeps the tokens in a file only the user
+ * can read under `$XDG_CONFIG_HOME/mcplite/oauth`, and the next command uses them without asking again. No token
+ * reaches the CLI's output. `mcplite inspect` signs in the same way before its page opens.
+ */
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, defineTool, oauthResourceServer } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
+import { signInAndConsent } from './support/browser-user.js';
+import { children, run } from './support/cli-process.js';
+import { freePort } from './support/free-port.js';
+import { type OidcIssuer, startOidcIssuer } from './support/oidc-issuer.js';
+
+const whoami = defineTool({
+  name: 'whoami',
+  description: 'Says who called',
+  handler: (_args, ctx) => ({ sub: ctx.principal?.sub ?? null }),
+});
+
+let issuer: OidcIssuer;
+let running: RunningServer;
+let mcp: string;
+let config: string;
+
+beforeAll(async () => {
+  issuer = await startOidcIssuer();
+  const port = await freePort();
+  mcp = `http://127.0.0.1:${port}/mcp`;
+  running = await serve(
+    createServer({
+      tools: [whoami],
+      auth: oauthResourceServer({ issuer: issuer.issuer, resource: mcp, scopes: ['tools:read'] }),
+    }),
+    { port, host: '127.0.0.1' },
+  );
+  config = await mkdtemp(join(tmpdir(), 'mcplite-oauth-cli-'));
+}, 30_000);
+
+afterAll(async () => {
+  await running?.close(500);
+  await issuer?.close();
+  await rm(config, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Waits until `read()` matches `pattern`, or fails after `ms`. */
+async function waitFor(read: () => string, pattern: RegExp, ms = 30_000): Promise<RegExpExecArray> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const m = pattern.exec(read());
+    if (m) return m;
+    if (Date.now() > until) throw new Error(`not seen: ${pattern} in ${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('mcplite login / call / logout against a protected server', () => {
+  it('signs in through the loopback redirect, keeps the tokens 0600, reuses them, and forgets them', async () => {
+    const env = { XDG_CONFIG_HOME: config };
+    const login = run(['login', mcp, '--no-browser'], env);
+    const [, shown] = await waitFor(login.stderr, /Sign in at:\n\s+(\S+)\n/);
+    const authorizationUrl = new URL(shown!);
+    const redirect = authorizationUrl.searchParams.get('redirect_uri')!;
+    // RFC 8252: a loopback IP literal, a port the system picked.
+    expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    // The user signs in and consents; the browser then lands on the CLI's catcher.
+    const back = await signInAndConsent(authorizationUrl, redirect);
+    const page = await fetch(back);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Signed in');
+    expect(await login.exited).toBe(0);
+    expect(login.stdout()).toContain(`Signed in to ${mcp}`);
+
+    const dir = join(config, 'mcplite', 'oauth');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    const files = (await readdir(dir)).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const file = join(dir, files[0]!);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(await readFile(file, 'utf8')) as {
+      server: string;
+      record: { tokens: { access_token: string; refresh_token?: string } };
+    };
+    expect(kept.server).toBe(mcp);
+    const { access_token } = kept.record.tokens;
+    expect(access_token).toBeTruthy();
+    expect(login.stdout() + login.stderr()).not.toContain(access_token);
+
+    // The next command signs in with the kept tokens: no URL to visit.
+    const call = run(['call', mcp, 'whoami', '--timeout', '20000'], env);
+    expect(await call.exited).toBe(0);
+    expect(call.stdout()).toContain('alice');
+    expect(call.stderr()).not.toContain('Sign in at');
+
+    const logout = run(['logout', mcp], env);
+    expect(await logout.exited).toBe(0);
+    expect(logout.stdout()).toContain(`Signed out of ${mcp}`);
+    expect((await readdir(dir)).filter((f) => f.endsWith('.json'))).toHaveLength(0);
+  }, 90_000);
+
+  it('mcplite inspect signs in before the page opens, and the page reaches the protected server', async () => {
+    const fresh = await mkdtemp(join(tmpdir(), 'mcplite-oauth-inspect-'));
+    try {
+      const inspect = run(['inspect', mcp, '--no-open'], { XDG_CONFIG_HOME: fresh });
+      const [, shown] = await waitFor(inspect.stderr, /Sign in at:\n\s+(\S+)\n/);
+      const authorizationUrl = new URL(shown!);
+      const back = await signInAndConsent(
+        authorizationUrl,
+        authorizationUrl.searchParams.get('redirect_uri')!,
+      );
+      expect((await fetch(back)).status).toBe(200);
+      const [, pageUrl] = await waitFor(inspect.stdout, /mcplite inspector on (\S+) /);
+      const token = new URL(pageUrl!).searchParams.get('token')!;
+      const listed = await fetch(new URL('api/tools', pageUrl), {
+        headers: { 'x-mcplite-inspector': token },
+      });
+      expect(listed.status).toBe(200);
+      const body = (await listed.json()) as { tools: Array<{ name: string }> };
+      expect(body.tools.map((t) => t.name)).toContain('whoami');
+    } finally {
+      await rm(fresh, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
