@@ -30,6 +30,50 @@ function refusal(text: string, env: NodeJS.ProcessEnv = {}): McpLiteError {
 }
 
 describe('parseGatewayConfig', () => {
+  it('reads "oauth": true or its settings, the secret from the environment, refusing what cannot sign in', () => {
+    const [plain, machine] = parseGatewayConfig(
+      JSON.stringify({
+        mcpServers: {
+          crm: { url: 'https://crm.example.com/mcp', oauth: true },
+          billing: {
+            target: 'https://billing.example.com/mcp',
+            oauth: { clientId: 'gw', scope: 'invoices:read', clientSecretEnv: 'BILLING_SECRET' },
+          },
+        },
+      }),
+      { BILLING_SECRET: 's3cret-value' },
+    );
+    expect(plain).toMatchObject({ kind: 'remote', oauth: {} });
+    expect(machine).toMatchObject({
+      kind: 'target',
+      oauth: {
+        clientId: 'gw',
+        scope: 'invoices:read',
+        clientSecret: 's3cret-value',
+        grant: 'client_credentials',
+      },
+    });
+    const missing = refusal(
+      JSON.stringify({
+        mcpServers: { b: { url: 'https://x/mcp', oauth: { clientId: 'gw', clientSecretEnv: 'NOPE' } } },
+      }),
+    );
+    expect(missing.message).toContain('NOPE');
+    const noClient = refusal(
+      JSON.stringify({ mcpServers: { b: { url: 'https://x/mcp', oauth: { clientSecretEnv: 'S' } } } }),
+      { S: 'never-shown' },
+    );
+    expect(noClient.message).toMatch(/clientId/);
+    expect(noClient.message).not.toContain('never-shown');
+    expect(
+      refusal(JSON.stringify({ mcpServers: { b: { url: 'https://x/mcp', oauth: { secret: 'x' } } } }))
+        .message,
+    ).toMatch(/unknown field "secret"/);
+    expect(
+      refusal(JSON.stringify({ mcpServers: { b: { url: 'https://x/mcp', oauth: 'yes' } } })).message,
+    ).toMatch(/true or an object/);
+  });
+
   it('reads every entry kind, expands ${VAR} and the credential shortcuts, skips disabled entries', () => {
     const entries = parseGatewayConfig(
       JSON.stringify({

@@ -3,9 +3,10 @@
  * `oauthResourceServer`, with a real authorization server (oidc-provider): the CLI prints the sign-in URL
  * (`--no-browser`), catches the redirect on a loopback port (RFC 8252), keeps the tokens in a file only the user
  * can read under `$XDG_CONFIG_HOME/mcplite/oauth`, and the next command uses them without asking again. No token
- * reaches the CLI's output. `mcplite inspect` signs in the same way before its page opens.
+ * reaches the CLI's output. `mcplite inspect` signs in from its page (the API offers the authorization URL, the
+ * redirect comes back to the inspector's own callback route).
  */
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -106,25 +107,73 @@ describe('mcplite login / call / logout against a protected server', () => {
     expect((await readdir(dir)).filter((f) => f.endsWith('.json'))).toHaveLength(0);
   }, 90_000);
 
-  it('mcplite inspect signs in before the page opens, and the page reaches the protected server', async () => {
+  it('mcplite inspect signs in from its page: the API offers the URL, the redirect lands on the page', async () => {
     const fresh = await mkdtemp(join(tmpdir(), 'mcplite-oauth-inspect-'));
     try {
-      const inspect = run(['inspect', mcp, '--no-open'], { XDG_CONFIG_HOME: fresh });
-      const [, shown] = await waitFor(inspect.stderr, /Sign in at:\n\s+(\S+)\n/);
-      const authorizationUrl = new URL(shown!);
-      const back = await signInAndConsent(
-        authorizationUrl,
-        authorizationUrl.searchParams.get('redirect_uri')!,
+      // A client registered by `mcplite login` (on another loopback port) whose tokens are gone: the inspector's
+      // sign-in reuses the registration, its redirect being the same loopback path (RFC 8252: any port).
+      const login = run(['login', mcp, '--no-browser'], { XDG_CONFIG_HOME: fresh });
+      const [, loginUrl] = await waitFor(login.stderr, /Sign in at:\n\s+(\S+)\n/);
+      const loginAuthorization = new URL(loginUrl!);
+      await fetch(
+        await signInAndConsent(loginAuthorization, loginAuthorization.searchParams.get('redirect_uri')!),
       );
-      expect((await fetch(back)).status).toBe(200);
+      expect(await login.exited).toBe(0);
+      const oauthDir = join(fresh, 'mcplite', 'oauth');
+      const [recordFile] = (await readdir(oauthDir)).filter((f) => f.endsWith('.json'));
+      const registered = JSON.parse(await readFile(join(oauthDir, recordFile!), 'utf8')) as {
+        server: string;
+        record: { client: { client_id: string }; tokens?: unknown };
+      };
+      delete registered.record.tokens;
+      await writeFile(join(oauthDir, recordFile!), JSON.stringify(registered), { mode: 0o600 });
+
+      const inspect = run(['inspect', mcp, '--no-open'], { XDG_CONFIG_HOME: fresh });
+      // The page opens while the connection waits for the sign-in: nothing is asked of the terminal.
       const [, pageUrl] = await waitFor(inspect.stdout, /mcplite inspector on (\S+) /);
+      expect(inspect.stderr()).not.toContain('Sign in at');
       const token = new URL(pageUrl!).searchParams.get('token')!;
-      const listed = await fetch(new URL('api/tools', pageUrl), {
-        headers: { 'x-mcplite-inspector': token },
-      });
+      const api = (route: string) =>
+        fetch(new URL(`api/${route}`, pageUrl), { headers: { 'x-mcplite-inspector': token } });
+      const listing = api('tools');
+      let auth: { state: string; server: string; authorizationUrl?: string; subject?: string };
+      for (;;) {
+        auth = (await (await api('auth')).json()) as typeof auth;
+        if (auth.state === 'pending') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(auth.server).toBe(mcp);
+      const authorizationUrl = new URL(auth.authorizationUrl!);
+      const redirect = authorizationUrl.searchParams.get('redirect_uri')!;
+      // The inspector's own loopback route on its own port, for the client `mcplite login` registered.
+      expect(redirect).toBe(new URL('/callback', pageUrl).href);
+      expect(authorizationUrl.searchParams.get('client_id')).toBe(registered.record.client.client_id);
+      // A redirect without the pending state neither completes nor cancels the sign-in.
+      const forged = await fetch(`${redirect}?code=x&state=forged`);
+      expect(forged.status).toBe(400);
+      const back = await signInAndConsent(authorizationUrl, redirect);
+      const landed = await fetch(back);
+      expect(landed.status).toBe(200);
+      expect(await landed.text()).toContain(`Signed in to ${mcp}`);
+      const listed = await listing;
       expect(listed.status).toBe(200);
       const body = (await listed.json()) as { tools: Array<{ name: string }> };
       expect(body.tools.map((t) => t.name)).toContain('whoami');
+      expect(await (await api('auth')).json()).toMatchObject({ state: 'signed-in', subject: 'alice' });
+      // Kept in the CLI's token store: the next command needs no sign-in.
+      const call = run(['call', mcp, 'whoami', '--timeout', '20000'], { XDG_CONFIG_HOME: fresh });
+      expect(await call.exited).toBe(0);
+      expect(call.stdout()).toContain('alice');
+      // The token is in the 0600 file only: neither the CLI's output nor the page's API shows it.
+      const dir = join(fresh, 'mcplite', 'oauth');
+      const [file] = (await readdir(dir)).filter((f) => f.endsWith('.json'));
+      const kept = JSON.parse(await readFile(join(dir, file!), 'utf8')) as {
+        record: { tokens: { access_token: string } };
+      };
+      const accessToken = kept.record.tokens.access_token;
+      expect(accessToken).toBeTruthy();
+      expect(inspect.stdout() + inspect.stderr()).not.toContain(accessToken);
+      expect(await (await api('auth')).text()).not.toContain(accessToken);
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -54,7 +54,7 @@ export default async function run() {
 async function startMcplite() {
   const cli = join(ROOT, 'dist/src/cli/main.js');
   const echo = join(ROOT, 'dist/examples/demo/echo.js');
-  const args = [cli, 'serve', echo, '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'];
+  const args = [cli, 'serve', echo, '--webtools', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'];
   const { child, match } = await startChild(args, /mcplite Webtools mcplite on (http:\/\/\S+)/);
   return {
     name: 'mcplite webtools',

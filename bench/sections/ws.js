@@ -66,7 +66,7 @@ export default async function run() {
 /** The demo server through the CLI; its MCP-lite WebSocket URL from the line it prints. */
 async function startMcplite() {
   const cli = join(ROOT, 'dist/src/cli/main.js');
-  const args = [cli, 'serve', '--demo', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'];
+  const args = [cli, 'serve', '--demo', '--ws', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'];
   const { child, match } = await startChild(args, /mcplite MCP-lite WebSocket on (ws:\/\/\S+)/);
   // The MCP endpoint is on the same port (its line is printed right after; the URL follows from this one).
   const mcpUrl = new URL('/mcp', match).href.replace(/^http/, 'ws');

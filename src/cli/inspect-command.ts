@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { type Command, Option } from 'commander';
 import { listenNode, type NodeListening } from '../adapters/node.js';
-import { bindingOf } from '../client/detect.js';
+import { bindingOf, oauthServer } from '../client/detect.js';
 import type { NeutralHandler } from '../core/http.js';
-import { createInspector } from '../inspector/index.js';
+import { createInspector, InspectorSignIn } from '../inspector/index.js';
+import { deferredTarget } from '../inspector/targets/deferred.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
 import { CliError } from './errors.js';
-import { signIn } from './login-command.js';
 import { integer } from './parse.js';
-import { printable } from './render.js';
+import { fileOAuthStore } from './token-file.js';
 
 /** The flags of `mcplite inspect`, as commander parses them. */
 export interface InspectFlags {
@@ -16,6 +16,10 @@ export interface InspectFlags {
   host: string;
   open: boolean;
   token?: string;
+  /** The protected resource to sign in to, when it is not the target (a gRPC target's HTTP URL). */
+  oauthResource?: string;
+  clientId?: string;
+  scope?: string;
 }
 
 /** Adds `inspect <target>` to the program. */
@@ -39,6 +43,12 @@ export function registerInspect(program: Command): void {
     )
     .option('--no-open', 'do not open a browser')
     .option('--token <token>', 'bearer token for the target (prefer env MCPLITE_TOKEN: flags show up in ps)')
+    .option(
+      '--oauth-resource <url>',
+      "sign in to this resource instead of the target: for grpc://, the server's HTTP URL",
+    )
+    .option('--client-id <id>', 'OAuth client id registered for mcplite (default: register dynamically)')
+    .option('--scope <scope>', 'OAuth scope to ask for when the server names none')
     .action(async (target: string, flags: InspectFlags) => {
       await runInspect(target, flags);
     });
@@ -46,24 +56,32 @@ export function registerInspect(program: Command): void {
 
 /** Starts the inspector's page for `target`, prints its URL, opens a browser when one is at hand. */
 export async function runInspect(target: string, flags: InspectFlags): Promise<NodeListening> {
-  // Without a static token, a protected server gets the CLI's sign-in (browser, loopback redirect, token file)
-  // before the page opens; the page then sends the token. A failed sign-in is said, and the page shows the 401.
-  let token = flags.token ?? process.env.MCPLITE_TOKEN;
-  if (!token && bindingOf(target) !== 'stdio')
-    token = await signIn(target, { browser: flags.open }).catch((err: Error) => {
-      // Only a refused sign-in is news here; an unreachable target is reported below, as before.
-      const code = (err.cause as { code?: string } | undefined)?.code;
-      if (code === 'unauthenticated' || code === 'forbidden')
-        process.stderr.write(`mcplite: ${printable(err.message)}\n`);
-      return undefined;
-    });
-  let inspected: Awaited<ReturnType<typeof inspectorTarget>>;
-  try {
-    inspected = await inspectorTarget(target, token ? { authorization: `Bearer ${token}` } : {});
-  } catch (err) {
-    throw new CliError(`Cannot inspect "${target}": ${(err as Error).message}`, 2, { cause: err });
-  }
-  const inspector = createInspector({ target: inspected });
+  // Without a static token, a protected server is signed in to from the page: the client's OAuth hands the
+  // authorization URL to the page, the browser comes back to the page's own callback route, and the tokens are
+  // kept (and refreshed) as `mcplite login` keeps them.
+  const token = flags.token ?? process.env.MCPLITE_TOKEN;
+  const signIn =
+    token || bindingOf(target) === 'stdio'
+      ? undefined
+      : new InspectorSignIn(oauthServer(flags.oauthResource ?? target), fileOAuthStore());
+  const secret = process.env.MCPLITE_CLIENT_SECRET;
+  const oauth = signIn?.oauthOptions({
+    clientName: 'mcplite inspector',
+    ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
+    ...(flags.clientId ? { clientId: flags.clientId } : {}),
+    ...(flags.clientId && secret ? { clientSecret: secret } : {}),
+    ...(flags.scope ? { scope: flags.scope } : {}),
+  });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const connect = () => inspectorTarget(target, headers, oauth);
+  const connecting = connect();
+  // The page listens while the target connects: a connection that waits for a sign-in waits for the page.
+  const inspected = deferredTarget({ binding: bindingOf(target) ?? 'mcp', target }, connecting, connect);
+  // The redirect comes back to `/callback`, the path `mcplite login` registers, so its registration serves here too.
+  const inspector = createInspector({
+    target: inspected,
+    ...(signIn ? { signIn, signInCallbackPath: '/callback' } : {}),
+  });
   // The page lives at /inspector/ as on a server; the root only points there.
   const root: NeutralHandler = (request) =>
     request.path === '/'
@@ -76,10 +94,20 @@ export async function runInspect(target: string, flags: InspectFlags): Promise<N
       host: flags.host,
     });
   } catch (err) {
-    await inspected.close();
+    // Not awaited: a connection waiting for a sign-in would wait for a page that never came.
+    void inspected.close().catch(() => {});
     throw new CliError(`Cannot listen on ${flags.host}:${flags.port}: ${(err as Error).message}`, 1, {
       cause: err,
     });
+  }
+  signIn?.setRedirectUrl(`${listening.url}${inspector.callbackPath}`);
+  // Connected, or a sign-in asked of the page: either way the page has something to show. A target that cannot
+  // be reached (and asks for no sign-in) is reported here, as before.
+  try {
+    await Promise.race([connecting, signIn ? signIn.requested() : new Promise<never>(() => {})]);
+  } catch (err) {
+    await listening.close();
+    throw new CliError(`Cannot inspect "${target}": ${(err as Error).message}`, 2, { cause: err });
   }
   // The token is in the URL: only the operator sees this line, and the page trades the token for a cookie at once.
   const url = `${listening.url}${inspector.entryPath}`;

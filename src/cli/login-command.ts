@@ -34,7 +34,7 @@ export function registerLogin(program: Command): void {
 }
 
 async function login(target: string, o: OAuthFlags & { timeout?: number }): Promise<void> {
-  const server = httpTarget(target);
+  const server = httpTarget(target, o);
   const store = fileOAuthStore();
   // A fresh sign-in: tokens kept from before are dropped, the registration kept.
   const kept = await store.load(server);
@@ -50,13 +50,13 @@ async function login(target: string, o: OAuthFlags & { timeout?: number }): Prom
 /**
  * Reaches `target` once with the CLI's OAuth (a sign-in if the server asks, or the tokens kept, refreshed if
  * need be) and answers the access token kept for it afterwards; undefined when the server asked for none.
- * `mcplite login` and `mcplite inspect` (whose page then sends the token) use it.
+ * `mcplite login` uses it.
  */
 export async function signIn(
   target: string,
   o: OAuthFlags & { timeout?: number },
 ): Promise<string | undefined> {
-  const server = httpTarget(target);
+  const server = httpTarget(target, o);
   const controller = new AbortController();
   const timer = o.timeout
     ? setTimeout(() => controller.abort(new Error(`No sign-in within ${o.timeout} ms`)), o.timeout)
@@ -80,9 +80,9 @@ export async function signIn(
   }
 }
 
-/** The server key of a target that can sign in (an http(s) or gRPC URL). */
-function httpTarget(target: string): string {
+/** The server key of a target that can sign in (an http(s) or gRPC URL), or of the `--oauth-resource` it names. */
+function httpTarget(target: string, o: OAuthFlags = {}): string {
   if (bindingOf(target) === 'stdio')
     throw new CliError(`${target} is not a server URL: there is nothing to sign in to`, 2);
-  return oauthServer(target);
+  return oauthServer(o.oauthResource ?? target);
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { oauthServer } from '../client/detect.js';
 import type { OAuthOptions } from '../client/oauth.js';
 import { LoopbackCatcher } from './loopback.js';
 import { fileOAuthStore } from './token-file.js';
@@ -9,6 +10,11 @@ export interface OAuthFlags {
   browser?: boolean;
   clientId?: string;
   scope?: string;
+  /**
+   * `--oauth-resource <url>`: the protected resource whose token the target carries, for a gRPC target the
+   * server's HTTP URL (its `mcplite login` record is used, refreshed through its authorization server).
+   */
+  oauthResource?: string;
 }
 
 /** Adds the sign-in flags to a command. */
@@ -16,7 +22,11 @@ export function withOAuthFlags(command: Command): Command {
   return command
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')
     .option('--client-id <id>', 'OAuth client id registered for mcplite (default: register dynamically)')
-    .option('--scope <scope>', 'OAuth scope to ask for when the server names none');
+    .option('--scope <scope>', 'OAuth scope to ask for when the server names none')
+    .option(
+      '--oauth-resource <url>',
+      "sign in to this resource instead of the target: for grpc://, the server's HTTP URL (its login serves both)",
+    );
 }
 
 /**
@@ -36,6 +46,7 @@ export function cliOAuth(flags: OAuthFlags, signal?: AbortSignal): { oauth: OAut
       ...(flags.clientId ? { clientId: flags.clientId } : {}),
       ...(flags.clientId && secret ? { clientSecret: secret } : {}),
       ...(flags.scope ? { scope: flags.scope } : {}),
+      ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
     },
     close: () => catcher.close(),
   };

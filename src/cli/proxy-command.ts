@@ -2,11 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { bindingOf } from '../client/detect.js';
+import type { OAuthOptions } from '../client/oauth.js';
 import type { Binding } from '../client/types.js';
 import { bearerAuth } from '../core/auth.js';
 import { McpLiteError } from '../core/errors.js';
 import { createServer } from '../create-server.js';
-import { parseGatewayConfig } from '../gateway/config.js';
+import { type EntryOAuth, parseGatewayConfig } from '../gateway/config.js';
 import { Gateway } from '../gateway/gateway.js';
 import { entrySource } from '../gateway/open-entry.js';
 import { openUpstream, type UpstreamSource } from '../gateway/proxy-tools.js';
@@ -20,6 +21,7 @@ import { integer, normaliseBase, portOrOff } from './parse.js';
 import { type RedisState, redisStateFor } from './redis-state.js';
 import { stopOnSignals } from './shutdown.js';
 import { moduleTargetError } from './target.js';
+import { fileOAuthStore } from './token-file.js';
 
 /** How long opening the upstream may take, at start and on each attempt to reopen it. */
 const OPEN_TIMEOUT_MS = 30_000;
@@ -272,6 +274,17 @@ async function addConfigured(gateway: Gateway, o: ProxyOptions, logger: Logger):
       logger.warn({ server, names }, 'config names tools the server does not have'),
     onTruncated: (server: string, listed: number, kept: number) =>
       logger.warn({ server, listed, kept }, 'upstream tools truncated'),
+    // The tokens `mcplite login <url>` keeps (refreshed when refused); no browser from a server process.
+    oauth: (settings: EntryOAuth): OAuthOptions => ({
+      store: fileOAuthStore(),
+      clientName: 'mcplite gateway',
+      ...settings,
+    }),
+    onSignInNeeded: (server: string, upstream: string) =>
+      logger.warn(
+        { server, upstream, signIn: `mcplite login ${upstream}` },
+        'upstream needs a sign-in: run the signIn command; it is retried meanwhile',
+      ),
   };
   await Promise.all(entries.map((entry) => gateway.add(entry.name, entrySource(entry, defaults))));
   return entries.map((e) => e.name);

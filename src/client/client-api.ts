@@ -1,5 +1,16 @@
+import type { ResourceContents } from '../core/content.js';
+import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
+import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { CallRest, CallResult, ToolNameOf, ToolSet, TypedOutcome, UntypedTools } from './typed.js';
 import type { Binding, CallOptions, CancelResult, Outcome, PartialEvent, ToolInfo } from './types.js';
+
+/** Options of the resources and prompts requests. */
+export interface CatalogRequestOptions {
+  /** Aborts the request (it then rejects with `cancelled`, or `deadline_exceeded` for a timeout reason). */
+  signal?: AbortSignal;
+  /** Milliseconds before it fails with `deadline_exceeded` (default: the client's `timeout`; 0: none). */
+  timeout?: number;
+}
 
 /**
  * One client, one API, whatever the wire: see docs/client.md. `Tools` (the server's `defineTool` results, as
@@ -27,6 +38,24 @@ export interface Client<Tools extends ToolSet = UntypedTools> {
   redeem(token: string, options?: CallOptions): Promise<Outcome>;
   /** Cancels a promise's work. */
   cancel(token: string, options?: { signal?: AbortSignal }): Promise<CancelResult>;
+  /**
+   * The server's resources (every page, within `maxStreamBytes` in all). Resources and prompts are carried by
+   * MCP (every transport); MCP-lite HTTP carries prompts only; elsewhere these reject with `method_not_found`,
+   * as they do when an MCP server did not declare the capability.
+   */
+  listResources(options?: CatalogRequestOptions): Promise<WireResource[]>;
+  /** The server's resource templates (`resources/templates/list`). */
+  listResourceTemplates(options?: CatalogRequestOptions): Promise<WireResourceTemplate[]>;
+  /** Reads one resource: its contents (text, or base64 `blob`), each bounded by `maxResponseBytes`. */
+  readResource(uri: string, options?: CatalogRequestOptions): Promise<ResourceContents[]>;
+  /** The server's prompts. */
+  listPrompts(options?: CatalogRequestOptions): Promise<WirePrompt[]>;
+  /** Renders a prompt with its (string) arguments. */
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: CatalogRequestOptions,
+  ): Promise<RenderedPrompt>;
   /** Closes connections (and ends a stdio server's process). */
   close(): Promise<void>;
   /**
@@ -34,4 +63,8 @@ export interface Client<Tools extends ToolSet = UntypedTools> {
    * other wires have no such notice, and never call it). The gateway re-lists its upstream on it.
    */
   onToolsChanged?(listener: () => void): void;
+  /** Calls `listener` on each MCP `notifications/resources/list_changed` (never on other wires). */
+  onResourcesChanged?(listener: () => void): void;
+  /** Calls `listener` on each MCP `notifications/prompts/list_changed` (never on other wires). */
+  onPromptsChanged?(listener: () => void): void;
 }

@@ -1,8 +1,11 @@
 import { AsyncQueue } from '../bindings/common/async-queue.js';
+import type { ResourceContents } from '../core/content.js';
 import { McpLiteError } from '../core/errors.js';
+import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
+import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { ToolServer } from '../core/server.js';
 import { closestName } from '../core/suggest.js';
-import type { Client } from './client-api.js';
+import type { CatalogRequestOptions, Client } from './client-api.js';
 import { type CallScope, callScope, sleep, untilAborted } from './deadline.js';
 import { openTransport } from './detect.js';
 import { boundedPartials, type ClientLimits, limitsOf } from './limits.js';
@@ -220,6 +223,70 @@ class ToolClient implements Omit<Client, 'call'> {
 
   onToolsChanged(listener: () => void): void {
     this.transport.onToolsChanged?.(listener);
+  }
+
+  onResourcesChanged(listener: () => void): void {
+    this.transport.onResourcesChanged?.(listener);
+  }
+
+  onPromptsChanged(listener: () => void): void {
+    this.transport.onPromptsChanged?.(listener);
+  }
+
+  listResources(options: CatalogRequestOptions = {}): Promise<WireResource[]> {
+    return this.catalog('listResources', options, (wire, ctx) => wire.listResources?.(ctx));
+  }
+
+  listResourceTemplates(options: CatalogRequestOptions = {}): Promise<WireResourceTemplate[]> {
+    return this.catalog('listResourceTemplates', options, (wire, ctx) => wire.listResourceTemplates?.(ctx));
+  }
+
+  readResource(uri: string, options: CatalogRequestOptions = {}): Promise<ResourceContents[]> {
+    if (typeof uri !== 'string' || uri.length === 0)
+      return Promise.reject(new McpLiteError('invalid_params', 'readResource needs a non-empty URI'));
+    return this.catalog('readResource', options, (wire, ctx) => wire.readResource?.(uri, ctx));
+  }
+
+  listPrompts(options: CatalogRequestOptions = {}): Promise<WirePrompt[]> {
+    return this.catalog('listPrompts', options, (wire, ctx) => wire.listPrompts?.(ctx));
+  }
+
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: CatalogRequestOptions = {},
+  ): Promise<RenderedPrompt> {
+    return this.catalog('getPrompt', options, (wire, ctx) => wire.getPrompt?.(name, args, ctx));
+  }
+
+  /**
+   * One resources or prompts exchange under the client's timeout and the caller's signal; a wire that carries
+   * none (`run` gives nothing) is `method_not_found` naming the binding, not a silent empty list.
+   */
+  private async catalog<T>(
+    method: string,
+    options: CatalogRequestOptions,
+    run: (wire: Transport, ctx: WireContext) => Promise<T> | undefined,
+  ): Promise<T> {
+    const scope = callScope(options.timeout ?? this.options.timeout, options.signal);
+    const trace = outgoingTrace();
+    try {
+      const pending = run(this.transport, { signal: scope.signal, ...(trace ? { trace } : {}) });
+      if (!pending)
+        throw new McpLiteError(
+          'method_not_found',
+          `${method} is not carried by the ${this.binding} binding`,
+          {
+            reason: 'unsupported_by_binding',
+            binding: this.binding,
+          },
+        );
+      return await pending;
+    } catch (err) {
+      throw locate(toClientError(err, scope.signal), this.target);
+    } finally {
+      scope.dispose();
+    }
   }
 
   /** The scope of one call: its timeout (or the client's) and the caller's signal; disposed when it ends. */

@@ -42,7 +42,10 @@ export async function openTransport(
   // A command line (stdio) has nothing to sign in to.
   const session =
     options.oauth && /^(https?|grpcs?):\/\//i.test(target)
-      ? new (await import('./oauth-session.js')).OAuthSession(oauthServer(target), options.oauth)
+      ? new (await import('./oauth-session.js')).OAuthSession(
+          oauthServer(options.oauth.resource ?? target),
+          options.oauth,
+        )
       : undefined;
   const send: HttpFetch = session ? session.fetch(fetchWithinOrigin) : fetchWithinOrigin;
   const binding =
@@ -50,11 +53,10 @@ export async function openTransport(
   switch (binding) {
     case 'grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
-      // gRPC has no HTTP challenge to start a sign-in from: it carries the token a sign-in stored.
-      const stored = await session?.accessToken();
-      const metadata = stored ? { ...headers, authorization: `Bearer ${stored}` } : headers;
+      // The session's token rides in the metadata; a refusal (its challenge in the error) signs in or
+      // refreshes through the resource's authorization server (`oauth.resource`: the server's HTTP URL).
       const { grpcTransport } = await loadOptional('grpc', () => import('./grpc-transport.js'));
-      return grpcTransport(url, metadata, options.grpcRootCerts, limits);
+      return grpcTransport(url, headers, options.grpcRootCerts, limits, session);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');

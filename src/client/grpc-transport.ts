@@ -71,6 +71,19 @@ const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
 };
 
 /**
+ * What the gRPC transport needs of an OAuth session (`oauth-session.ts`): gRPC answers no HTTP challenge, so the
+ * transport asks for the token itself and hands each refusal back to be fixed.
+ */
+export interface GrpcAuth {
+  /** The access token to send now, if any. */
+  accessToken(): Promise<string | undefined>;
+  /** Signs in, refreshes or steps up after a refusal; false when the RPC should not be sent again. */
+  recover(status: 401 | 403, wwwAuthenticate: string | undefined, sent: string | undefined): Promise<boolean>;
+  /** An RPC got through. */
+  accepted(): void;
+}
+
+/**
  * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
  * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
  * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given. One message is at most
@@ -81,6 +94,7 @@ export function grpcTransport(
   headers: Record<string, string>,
   rootCerts: string | Buffer | undefined,
   limits: ClientLimits,
+  auth?: GrpcAuth,
 ): Transport {
   const { service } = loadMcpLiteProto();
   const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
@@ -96,18 +110,56 @@ export function grpcTransport(
       : credentials.createInsecure(),
     { 'grpc.max_receive_message_length': limits.maxResponseBytes },
   );
-  const metadata = (ctx: WireContext): Metadata => {
+  const metadata = (ctx: WireContext, token: string | undefined): Metadata => {
     const md = new Metadata();
     for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
+    if (token !== undefined) md.set('authorization', `Bearer ${token}`);
     // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
     if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
     return md;
   };
 
+  /**
+   * Runs one RPC with the OAuth session's current token; a refusal the session can fix (a sign-in, a refresh, a
+   * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again.
+   */
+  async function authorized(
+    run: (token: string | undefined) => Promise<WireResponse>,
+  ): Promise<WireResponse> {
+    if (!auth) return run(undefined);
+    for (;;) {
+      const sent = await auth.accessToken();
+      try {
+        const res = await run(sent);
+        auth.accepted();
+        return res;
+      } catch (err) {
+        const refused =
+          err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
+        const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
+        const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
+        if (
+          !refused ||
+          !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
+        )
+          throw err;
+      }
+    }
+  }
+
   function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
+    return authorized((token) => unaryOnce(method, req, ctx, token));
+  }
+
+  function unaryOnce(
+    method: 'GetTools' | 'CallTool',
+    req: unknown,
+    ctx: WireContext,
+    token: string | undefined,
+  ): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
-      const call = stub[method](req, metadata(ctx), {}, (err, res) => {
+      const call = stub[method](req, metadata(ctx, token), {}, (err, res) => {
         ctx.signal?.removeEventListener('abort', onAbort);
         if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err, limits));
         else resolve(res as WireResponse);
@@ -117,9 +169,17 @@ export function grpcTransport(
     });
   }
 
-  async function streamed(req: unknown, ctx: WireContext): Promise<WireResponse> {
+  function streamed(req: unknown, ctx: WireContext): Promise<WireResponse> {
+    return authorized((token) => streamedOnce(req, ctx, token));
+  }
+
+  async function streamedOnce(
+    req: unknown,
+    ctx: WireContext,
+    token: string | undefined,
+  ): Promise<WireResponse> {
     if (ctx.signal?.aborted) throw abortError(ctx.signal);
-    const call = stub.CallToolStream(req, metadata(ctx), {});
+    const call = stub.CallToolStream(req, metadata(ctx, token), {});
     const onAbort = () => call.cancel();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -61,12 +61,25 @@ function redirectRefused(status: number, location: string, why: string): McpLite
  * `payload_too_large`: `res.text()` would buffer whatever the server sends.
  */
 export async function readBoundedText(res: Response, limit: number): Promise<string> {
+  const bytes = await readBoundedBytes(res, limit, () => boundExceeded('maxResponseBytes', limit));
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * The body as bytes, at most `limit` of them (by its Content-Length, or as it arrives): past it the body is
+ * cancelled and the read fails with `tooLarge()`, so a peer that answers without end costs bounded memory.
+ */
+export async function readBoundedBytes(
+  res: Response,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array> {
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await res.body?.cancel().catch(() => {});
-    throw boundExceeded('maxResponseBytes', limit);
+    throw tooLarge();
   }
-  if (!res.body) return '';
+  if (!res.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
@@ -76,9 +89,9 @@ export async function readBoundedText(res: Response, limit: number): Promise<str
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw boundExceeded('maxResponseBytes', limit);
+      throw tooLarge();
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }

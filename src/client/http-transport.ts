@@ -1,5 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
+import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
@@ -72,9 +73,29 @@ export function httpTransport(
     }
   }
 
+  /** One exchange with the `prompts` endpoint (spec 8.1): `{}` lists, `{ name, arguments }` renders. */
+  async function prompts(body: Record<string, unknown>, ctx: WireContext): Promise<unknown> {
+    const res = await post('prompts', body, ctx, false);
+    const reply = await readJson(res, limits).catch((err) => {
+      throw toClientError(err, ctx.signal);
+    });
+    if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
+    if (!res.ok) throw fromHttpStatus(res.status, '');
+    return reply;
+  }
+
   return {
     binding: 'mcp-lite-http',
     canWait: true,
+    async listPrompts(ctx) {
+      const reply = await prompts({}, ctx);
+      if (!isRecord(reply) || !Array.isArray(reply.prompts))
+        throw new McpLiteError('internal', 'The server answered prompts without a prompt listing');
+      return reply.prompts.filter(isRecord).flatMap((raw) => toPrompt(raw) ?? []);
+    },
+    async getPrompt(name, args, ctx) {
+      return toRenderedPrompt(await prompts({ name, arguments: args }, ctx));
+    },
     async listTools(ctx): Promise<ToolInfo[]> {
       const res = await post('listtools', {}, ctx, false);
       const reply = await readJson(res, limits).catch((err) => {

@@ -6,6 +6,7 @@
 export { McpLiteError } from '../core/errors.js';
 export type { AuthChallenge } from './auth-challenge.js';
 export { type Client, connect } from './client.js';
+export type { CatalogRequestOptions } from './client-api.js';
 export { bindingOf, splitCommand } from './detect.js';
 export { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';

@@ -18,6 +18,7 @@ import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromMcpResult } from './mcp-result.js';
 import { BoundedStdioTransport, boundedSdkFetch } from './mcp-sdk-bounds.js';
+import { sdkCatalog } from './mcp-sdk-catalog.js';
 import type { Transport, WireContext, WireElicitation, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
 import { abortError, fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
@@ -250,9 +251,18 @@ export async function mcpSdkTransport(
     return race(pending, ctx);
   }
 
+  const catalog = sdkCatalog(client, tracked, sdkError, limits);
+
   return {
     binding: 'command' in endpoint ? 'stdio' : 'mcp',
     canWait: true,
+    listResources: catalog.listResources,
+    listResourceTemplates: catalog.listResourceTemplates,
+    readResource: catalog.readResource,
+    listPrompts: catalog.listPrompts,
+    getPrompt: catalog.getPrompt,
+    onResourcesChanged: catalog.onResourcesChanged,
+    onPromptsChanged: catalog.onPromptsChanged,
     async listTools(ctx): Promise<ToolInfo[]> {
       const tools: ToolInfo[] = [];
       let cursor: string | undefined;
@@ -286,6 +296,7 @@ export async function mcpSdkTransport(
     async close() {
       waiters.length = 0;
       toolsChanged.clear();
+      catalog.clear();
       await client.close();
     },
   };

@@ -1,5 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
+import { rpcCatalog } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
 import { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 import { toToolInfo } from './lite-result.js';
@@ -159,6 +160,7 @@ export function mcpStatelessTransport(
     binding: 'mcp',
     canWait: false,
     listTools,
+    ...rpcCatalog((method, params, ctx) => rpc(method, params, ctx), limits),
     call: (name, args, ctx) => call(name, args, ctx),
     async redeem(token, _waitMs, ctx) {
       const task = await rpc('tasks/get', { taskId: token }, ctx);
@@ -215,7 +217,9 @@ async function postOnce(
   send: HttpFetch,
   clientInfo?: { name: string; version: string },
 ): Promise<unknown> {
-  const name = method.startsWith('tasks/') ? params.taskId : params.name;
+  // What `Mcp-Name` repeats: a task's id, a resource's URI, else the tool's or prompt's name.
+  const name =
+    method === 'resources/read' ? params.uri : method.startsWith('tasks/') ? params.taskId : params.name;
   const progressToken = ctx.onPartial && method === 'tools/call' ? `p${id}` : undefined;
   const body = {
     jsonrpc: '2.0',

@@ -90,6 +90,22 @@ export class OAuthSession {
   }
 
   /**
+   * For a wire without HTTP responses (gRPC): after a refusal (`status` 401, or 403 with an `insufficient_scope`
+   * challenge) carrying `wwwAuthenticate`, the challenge the server put in its error, signs in or refreshes as
+   * `fetch` would; false when the request should not be retried. `sent` is the token the refused request carried.
+   */
+  async recover(status: 401 | 403, wwwAuthenticate: string | undefined, sent: string | undefined) {
+    const challenge = parseChallenge(wwwAuthenticate ?? null);
+    if (status === 403 && challenge?.error !== 'insufficient_scope') return false;
+    return this.authorize(status, challenge, sent);
+  }
+
+  /** A request got through on a wire without HTTP responses: sign-ins in a row count from zero again. */
+  accepted(): void {
+    this.attempts = 0;
+  }
+
+  /**
    * Signs in after a refusal; false when it should not be retried (the limit reached). A request refused with a
    * token older than the current one is simply retried: another request signed in meanwhile.
    */

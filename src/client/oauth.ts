@@ -76,6 +76,13 @@ export interface OAuthOptions {
    * called when a sign-in first needs it, so a redirect catcher listens only when there is something to catch.
    */
   redirectUrl?: string | (() => Promise<string>);
+  /**
+   * The protected resource the target's tokens belong to, when the target's own URL is not it: for a gRPC target
+   * (`grpc://host:port` has no HTTP of its own), the server's HTTP URL (`http://host:3000/mcp`) or its resource
+   * URI. Tokens are then kept under this URL (one `mcplite login <it>` serves both wires), and signed in and
+   * refreshed through its authorization server. Default: the target (a gRPC target as `http://host:port/`).
+   */
+  resource?: string;
   /** Pre-registered client id (used before CIMD and registration). */
   clientId?: string;
   /** Its secret, for a confidential client (`client_secret_basic` or `client_secret_post`, as advertised). */

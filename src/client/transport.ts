@@ -1,3 +1,6 @@
+import type { ResourceContents } from '../core/content.js';
+import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
+import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { JsonSchema } from '../core/schema.js';
 import type {
   AnswerOutcome,
@@ -42,10 +45,32 @@ export type WireOutcome =
   | WireElicitation;
 
 /**
- * One binding's wire. Each transport maps its replies to outcomes and its errors to `McpLiteError`; everything
- * else (auto-redeem, deadlines, locks, streams) is the client's, so it behaves the same on every wire.
+ * What a wire offers beyond tools: resources and prompts (MCP's, and MCP-lite HTTP's `prompts` endpoint). A
+ * transport without one of them leaves it out, and the client answers `method_not_found` naming the binding.
  */
-export interface Transport {
+export interface CatalogWire {
+  /** `resources/list`, every page. */
+  listResources?(ctx: WireContext): Promise<WireResource[]>;
+  /** `resources/templates/list`, every page. */
+  listResourceTemplates?(ctx: WireContext): Promise<WireResourceTemplate[]>;
+  /** `resources/read`: the contents. */
+  readResource?(uri: string, ctx: WireContext): Promise<ResourceContents[]>;
+  /** `prompts/list`, every page. */
+  listPrompts?(ctx: WireContext): Promise<WirePrompt[]>;
+  /** `prompts/get`: the rendered messages. */
+  getPrompt?(name: string, args: Record<string, string>, ctx: WireContext): Promise<RenderedPrompt>;
+  /** Calls `listener` on each `notifications/resources/list_changed`. */
+  onResourcesChanged?(listener: () => void): void;
+  /** Calls `listener` on each `notifications/prompts/list_changed`. */
+  onPromptsChanged?(listener: () => void): void;
+}
+
+/**
+ * One binding's wire. Each transport maps its replies to outcomes and its errors to `McpLiteError`; everything
+ * else (auto-redeem, deadlines, locks, streams) is the client's, so it behaves the same on every wire. Resources
+ * and prompts (`CatalogWire`) are there on the wires that carry them.
+ */
+export interface Transport extends CatalogWire {
   readonly binding: Binding;
   /** True when `redeem` can wait server-side (`wait_ms`); otherwise the client backs off between attempts. */
   readonly canWait: boolean;

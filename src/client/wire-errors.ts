@@ -30,6 +30,11 @@ export function fromJsonRpcError(error: unknown): McpLiteError {
   const data = isRecord(e.data) ? e.data : undefined;
   let code: ErrorCode = typeof e.code === 'number' ? (BY_JSON_RPC[e.code] ?? 'internal') : 'internal';
   if (code === 'method_not_found' && data && 'requested_tool' in data) code = 'tool_not_found';
+  // A resource read's "not found" shares its wire code (-32002 on handshake MCP, -32602 on stateless) with
+  // other errors; the `uri` the server names in `data` tells it apart.
+  if ((code === 'unauthenticated' || code === 'invalid_params') && typeof data?.uri === 'string')
+    code = 'resource_not_found';
+  if (code === 'invalid_params' && data?.reason === 'prompt_not_found') code = 'prompt_not_found';
   if (code === 'invalid_params' && data?.reason === 'unknown') code = 'promise_not_found';
   if (code === 'invalid_params' && data?.reason === 'expired') code = 'promise_expired';
   if (code === 'internal' && data?.reason === 'unavailable') code = 'unavailable';

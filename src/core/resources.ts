@@ -120,6 +120,15 @@ export class ResourceCatalog {
     return removed;
   }
 
+  /** Removes a template (what a gateway does when its upstream stops serving it); returns whether it was there. */
+  removeTemplate(uriTemplate: string): boolean {
+    const at = this.templateList.findIndex((t) => t.wire.uriTemplate === uriTemplate);
+    if (at < 0) return false;
+    this.templateList.splice(at, 1);
+    this.changed();
+    return true;
+  }
+
   /** The fixed resources, in definition order. */
   list(): readonly WireResource[] {
     this.cachedList ??= [...this.fixed.values()].map((r) => r.wire);

@@ -30,11 +30,29 @@ export interface StdioEntry extends EntryCommon {
   cwd?: string;
 }
 
+/**
+ * How the gateway signs in to an OAuth-protected upstream (`"oauth": true` or an object): with the tokens
+ * `mcplite login <url>` stored (refreshed when they expire), or as a machine client with the client credentials
+ * grant when a secret is given. Never shown in the log nor `/readyz`.
+ */
+export interface EntryOAuth {
+  /** A pre-registered client id (default: the one `mcplite login` registered). */
+  clientId?: string;
+  /** The scope asked for when the server names none. */
+  scope?: string;
+  /** The client's secret, read from the variable `clientSecretEnv` names. */
+  clientSecret?: string;
+  /** `client_credentials` (the default with a secret: no user, no browser) or `authorization_code`. */
+  grant?: 'authorization_code' | 'client_credentials';
+}
+
 /** A remote MCP server (Streamable HTTP, or any target the client detects at that URL). */
 export interface RemoteEntry extends EntryCommon {
   kind: 'remote';
   url: string;
   headers: Record<string, string>;
+  /** OAuth for it, when the config says `"oauth"`. */
+  oauth?: EntryOAuth;
 }
 
 /** Any target the mcplite client speaks: `grpc://…`, an MCP-lite or Webtools URL, an MCP URL. */
@@ -42,6 +60,8 @@ export interface TargetEntry extends EntryCommon {
   kind: 'target';
   target: string;
   headers: Record<string, string>;
+  /** OAuth for it, when the config says `"oauth"`. */
+  oauth?: EntryOAuth;
 }
 
 /** An HTTP API described by an OpenAPI 3.x document. */
@@ -64,7 +84,7 @@ export type GatewayEntry = StdioEntry | RemoteEntry | TargetEntry | OpenApiEntry
  * Cursor, VS Code), with two entry kinds of mcplite's own (`target`, `openapi`). `${VAR}` in `url`, `target`,
  * `args`, `env`, `headers` and `baseUrl` is the environment's value (a missing variable is refused, by name);
  * `bearerTokenEnv` and `apiKeyEnv` (+ `apiKeyHeader`, default `X-API-Key`) put a credential from the environment
- * into the headers. `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
+ * into the headers; `"oauth"` signs in to a protected `url`/`target` (`EntryOAuth`). `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
  */
 export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = process.env): GatewayEntry[] {
   let raw: unknown;
@@ -139,6 +159,7 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
         kind: 'remote',
         url: httpUrl(expand(at('url'), str(v.url, at('url'))), at('url')),
         headers: headers(),
+        ...oauthOf(v.oauth, at('oauth'), env),
       };
     case 'target':
       return {
@@ -146,6 +167,7 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
         kind: 'target',
         target: expand(at('target'), str(v.target, at('target'))),
         headers: headers(),
+        ...oauthOf(v.oauth, at('oauth'), env),
       };
     default:
       return {
@@ -160,6 +182,33 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
         ...(v.exclude !== undefined ? { exclude: strings(v.exclude, at('exclude')) } : {}),
       };
   }
+}
+
+/** `"oauth"`: `true`, or `{ clientId, scope, clientSecretEnv, grant }` (the secret read from the environment). */
+function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth?: EntryOAuth } {
+  if (value === undefined || value === false) return {};
+  if (value === true) return { oauth: {} };
+  if (!isObject(value)) throw invalid(`${where} must be true or an object`);
+  const known = new Set(['clientId', 'scope', 'clientSecretEnv', 'grant']);
+  const unknown = Object.keys(value).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw invalid(`${where}: unknown field "${unknown[0]}"`);
+  const oauth: EntryOAuth = {};
+  if (value.clientId !== undefined) oauth.clientId = str(value.clientId, `${where}.clientId`);
+  if (value.scope !== undefined) oauth.scope = str(value.scope, `${where}.scope`);
+  if (value.clientSecretEnv !== undefined) {
+    const variable = str(value.clientSecretEnv, `${where}.clientSecretEnv`);
+    const secret = env[variable];
+    if (secret === undefined) throw invalid(`${where}.clientSecretEnv: the environment has no ${variable}`);
+    oauth.clientSecret = secret;
+  }
+  if (value.grant !== undefined) {
+    if (value.grant !== 'client_credentials' && value.grant !== 'authorization_code')
+      throw invalid(`${where}.grant must be "client_credentials" or "authorization_code"`);
+    oauth.grant = value.grant;
+  } else if (oauth.clientSecret !== undefined) oauth.grant = 'client_credentials';
+  if (oauth.grant === 'client_credentials' && (!oauth.clientId || oauth.clientSecret === undefined))
+    throw invalid(`${where}: the client credentials grant needs "clientId" and "clientSecretEnv"`);
+  return { oauth };
 }
 
 function transformsOf(value: unknown, where: string): ToolTransforms {

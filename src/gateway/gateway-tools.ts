@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
 import type { ElicitationOutcome, Outcome } from '../client/types.js';
 import { type ContentBlock, richContent } from '../core/content.js';
-import { McpLiteError } from '../core/errors.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
 import type { ToolDefinition } from '../core/tool.js';
+import { boundedRun } from './bounded-run.js';
 import { GatewayUpstream } from './upstream.js';
 
 /** Options of `gatewayTools`. */
@@ -66,54 +66,8 @@ export function upstreamToolLister(
   const maxInFlight = options.maxInFlight ?? 64;
   const callTimeoutMs = options.callTimeoutMs ?? 300_000;
   const maxTools = options.maxTools ?? 1000;
-  const label = link.status().upstream;
-  let inFlight = 0;
 
-  /** Runs one upstream call under the in-flight bound and the per-call timeout. */
-  const bounded = async <T>(
-    caller: AbortSignal,
-    use: (client: Client, signal: AbortSignal) => Promise<T>,
-  ): Promise<T> => {
-    if (inFlight >= maxInFlight)
-      throw new McpLiteError(
-        'resource_exhausted',
-        `Upstream ${label} already runs ${maxInFlight} calls; try again shortly`,
-        { reason: 'upstream_busy', upstream: label, limit: maxInFlight },
-      );
-    inFlight++;
-    // A timer of our own rather than `AbortSignal.timeout`, which may be collected while waited on.
-    const limit = new AbortController();
-    const onAbort = () => limit.abort(caller.reason);
-    if (caller.aborted) limit.abort(caller.reason);
-    else caller.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer =
-      callTimeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            limit.abort(new DOMException(`No answer within ${callTimeoutMs} ms`, 'TimeoutError'));
-          }, callTimeoutMs)
-        : undefined;
-    try {
-      return await link.run((client) => use(client, limit.signal), limit.signal);
-    } catch (err) {
-      if (timedOut)
-        throw new McpLiteError(
-          'deadline_exceeded',
-          `Upstream ${label} did not answer within ${callTimeoutMs} ms`,
-          {
-            reason: 'upstream_timeout',
-            upstream: label,
-            limit: callTimeoutMs,
-          },
-        );
-      throw err;
-    } finally {
-      inFlight--;
-      clearTimeout(timer);
-      caller.removeEventListener('abort', onAbort);
-    }
-  };
+  const bounded = boundedRun(link, { maxInFlight, callTimeoutMs });
 
   const park = (outcome: ElicitationOutcome) => {
     if (pending.size >= max)

@@ -2,7 +2,8 @@ import { McpLiteError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/server.js';
 import type { ToolDefinition } from '../core/tool.js';
-import type { ToolSource } from './source.js';
+import { reconcile } from './reconcile.js';
+import type { SourceExtras, ToolSource } from './source.js';
 import type { UpstreamStatus } from './upstream.js';
 
 /** Options of `Gateway`. */
@@ -34,10 +35,15 @@ interface Served {
   failures: number;
   /** Names already refused (logged once, not at every listing). */
   refused: Set<string>;
+  /** Its resources (by URI), resource templates (by URI template) and prompts (by name) in the catalogs now. */
+  resources: Map<string, string>;
+  templates: Map<string, string>;
+  prompts: Map<string, string>;
 }
 
 /**
- * Many servers behind one ToolServer: each source's tools go into the server's catalog and follow it (a
+ * Many servers behind one ToolServer: each source's tools (and resources, templates and prompts, for sources that
+ * list them) go into the server's catalogs and follow it (a
  * `list_changed` upstream, a restarted upstream back), so connected clients are told of each change through the
  * catalog's own notifications. A source whose listing fails keeps the tools it had (their calls fail fast with
  * `unavailable` naming it) and is listed again with backoff; the others are never touched.
@@ -69,6 +75,9 @@ export class Gateway {
       retry: undefined,
       failures: 0,
       refused: new Set(),
+      resources: new Map(),
+      templates: new Map(),
+      prompts: new Map(),
     };
     this.served.set(name, entry);
     source.onChange(() => void this.sync(name).catch(() => {}));
@@ -132,6 +141,9 @@ export class Gateway {
           const tools = await entry.source.list();
           if (this.closed) return;
           this.apply(name, entry, tools);
+          const extras = await entry.source.listExtras?.();
+          if (this.closed) return;
+          if (extras) this.applyExtras(name, entry, extras);
           entry.failures = 0;
         }
       } catch (err) {
@@ -186,6 +198,45 @@ export class Gateway {
         );
       }
     }
+  }
+
+  /** The same for its resources, templates and prompts (a name another server holds is refused, logged once). */
+  private applyExtras(name: string, entry: Served, extras: SourceExtras): void {
+    const { resources, prompts } = this.server;
+    const refuse = (key: string, err: unknown) => {
+      if (entry.refused.has(key)) return;
+      entry.refused.add(key);
+      this.logger.warn(
+        { server: name, entry: key, reason: messageOf(err) },
+        'upstream resource or prompt refused',
+      );
+    };
+    reconcile(
+      entry.resources,
+      extras.resources,
+      { key: (r) => r.uri, add: (r) => resources.add(r), remove: (uri) => resources.remove(uri) },
+      refuse,
+    );
+    reconcile(
+      entry.templates,
+      extras.resourceTemplates,
+      {
+        key: (t) => t.uriTemplate,
+        add: (t) => {
+          if (resources.templates().some((held) => held.uriTemplate === t.uriTemplate))
+            throw new Error(`Duplicate resource template "${t.uriTemplate}"`);
+          resources.addTemplate(t);
+        },
+        remove: (uriTemplate) => resources.removeTemplate(uriTemplate),
+      },
+      refuse,
+    );
+    reconcile(
+      entry.prompts,
+      extras.prompts,
+      { key: (p) => p.name, add: (p) => prompts.add(p), remove: (n) => prompts.remove(n) },
+      refuse,
+    );
   }
 }
 

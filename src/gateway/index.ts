@@ -5,6 +5,7 @@
  */
 export {
   type EntryBounds,
+  type EntryOAuth,
   type GatewayEntry,
   type OpenApiEntry,
   parseGatewayConfig,

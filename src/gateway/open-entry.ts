@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import type { OAuthOptions } from '../client/oauth.js';
 import type { ConnectOptions } from '../client/types.js';
-import type { EntryBounds, GatewayEntry } from './config.js';
+import { McpLiteError } from '../core/errors.js';
+import type { EntryBounds, EntryOAuth, GatewayEntry } from './config.js';
 import { openApiTools } from './openapi.js';
 import { openUpstream, type ProxyToolsOptions } from './proxy-tools.js';
 import type { ToolSource } from './source.js';
@@ -20,6 +22,16 @@ export interface EntryDefaults extends EntryBounds {
   onUnknownNames?: (server: string, names: string[]) => void;
   /** Told when a server lists more tools than its `maxTools`. */
   onTruncated?: (server: string, listed: number, kept: number) => void;
+  /**
+   * How an entry's `"oauth"` becomes the client's OAuth options: `mcplite proxy` gives its token file (what
+   * `mcplite login` writes) as the store. Default: the settings with tokens kept in memory.
+   */
+  oauth?: (settings: EntryOAuth) => OAuthOptions;
+  /**
+   * Told once (until it comes up) that an `"oauth"` upstream refused the gateway and needs a user to sign in
+   * (`mcplite login <upstream>`): it stays down meanwhile and is tried again with backoff, picking up the tokens.
+   */
+  onSignInNeeded?: (server: string, upstream: string) => void;
 }
 
 /**
@@ -45,7 +57,10 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
           ...(entry.cwd ? { cwd: resolve(defaults.baseDir, entry.cwd) } : {}),
           stderr: defaults.stderr ?? 'inherit',
         }
-      : { headers: entry.headers }),
+      : {
+          headers: entry.headers,
+          ...(entry.oauth ? { oauth: defaults.oauth?.(entry.oauth) ?? { ...entry.oauth } } : {}),
+        }),
     ...(bounds.maxResponseBytes !== undefined ? { maxResponseBytes: bounds.maxResponseBytes } : {}),
   };
   const options: ProxyToolsOptions = {
@@ -60,7 +75,24 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
     onUnknownNames: (names) => defaults.onUnknownNames?.(entry.name, names),
     onTruncated: (listed, kept) => defaults.onTruncated?.(entry.name, listed, kept),
   };
-  return deferred(label, () => openUpstream(target, options));
+  const oauth = entry.kind !== 'stdio' && entry.oauth !== undefined;
+  // Said once per outage: every retry of a signed-out upstream would repeat the same line.
+  let told = false;
+  return deferred(label, () =>
+    openUpstream(target, options).then(
+      (source) => {
+        told = false;
+        return source;
+      },
+      (err: unknown) => {
+        if (oauth && !told && err instanceof McpLiteError && err.code === 'unauthenticated') {
+          told = true;
+          defaults.onSignInNeeded?.(entry.name, upstreamLabel(target));
+        }
+        throw err;
+      },
+    ),
+  );
 }
 
 /** The entry as errors, `/readyz` and the log show it: never a header, an env value or a URL's query. */
@@ -173,6 +205,9 @@ function deferred(label: string, open: () => Promise<ToolSource>): ToolSource {
       }
       return inner.list();
     },
+    // Asked after a successful `list`, so the source is open by then.
+    listExtras: async () =>
+      (await inner?.listExtras?.()) ?? { resources: [], resourceTemplates: [], prompts: [] },
     onChange: (listener) => {
       listeners.push(listener);
       inner?.onChange(listener);

@@ -2,10 +2,12 @@ import { type Client, connect } from '../client/client.js';
 import type { ConnectOptions } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool.js';
+import { boundedRun } from './bounded-run.js';
 import { type GatewayOptions, upstreamToolLister } from './gateway-tools.js';
 import type { ToolSource } from './source.js';
 import { prefixOf, type ToolTransforms, transformTools } from './transforms.js';
 import { GatewayUpstream, type UpstreamOptions, upstreamLabel } from './upstream.js';
+import { upstreamExtrasLister } from './upstream-extras.js';
 
 /** Options of `proxyTools` and `openUpstream`. */
 export interface ProxyToolsOptions extends GatewayOptions, Omit<UpstreamOptions, 'label'> {
@@ -58,7 +60,8 @@ export interface UpstreamSource extends ToolSource {
 
 /**
  * Opens `target` as a gateway source: connected (the first failure is the caller's), listed on demand with
- * `options`' prefix and transforms, changed when the upstream says its tools changed or comes back after a break.
+ * `options`' prefix and transforms (its resources and prompts namespaced too, at most `maxTools` of each), changed
+ * when the upstream says its tools, resources or prompts changed or comes back after a break.
  */
 export async function openUpstream(target: string, options: ProxyToolsOptions = {}): Promise<UpstreamSource> {
   const prefix = options.prefix === undefined ? undefined : prefixOf(options.prefix);
@@ -76,6 +79,8 @@ export async function openUpstream(target: string, options: ProxyToolsOptions = 
       throw withoutTarget(err, target, label);
     }
     client.onToolsChanged?.(changed);
+    client.onResourcesChanged?.(changed);
+    client.onPromptsChanged?.(changed);
     return client;
   };
   const upstream = await GatewayUpstream.open(target, open, {
@@ -89,6 +94,10 @@ export async function openUpstream(target: string, options: ProxyToolsOptions = 
     },
   });
   const list = upstreamToolLister(upstream, options);
+  const listExtras = upstreamExtrasLister(upstream, boundedRun(upstream, options), {
+    prefix,
+    ...(options.maxTools !== undefined ? { maxEntries: options.maxTools } : {}),
+  });
   // Said once: a re-listing after every list_changed would repeat the same line.
   let told = false;
   const unknown = (names: string[]) => {
@@ -100,6 +109,7 @@ export async function openUpstream(target: string, options: ProxyToolsOptions = 
     label,
     upstream,
     list: async () => transformTools(await list(), prefix, options.tools, unknown),
+    listExtras,
     onChange: (listener) => void listeners.add(listener),
     status: () => upstream.status(),
     close: () => upstream.close(),

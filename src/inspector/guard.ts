@@ -31,6 +31,11 @@ function isLoopbackPeer(address: string | undefined): boolean {
 export function checkInspectorRequest(
   request: NeutralRequest,
   options: InspectorGuardOptions,
+  /**
+   * True for the OAuth redirect back from an authorization server (another origin by design): Origin and fetch
+   * metadata are not checked; the sign-in's `state` authenticates it instead (`sign-in.ts`).
+   */
+  fromAuthorizationServer = false,
 ): McpLiteError | undefined {
   if (!options.allowRemote && !isLoopbackPeer(request.remoteAddress)) {
     return new McpLiteError('forbidden', 'Forbidden: the inspector answers loopback clients only');
@@ -39,6 +44,7 @@ export function checkInspectorRequest(
   if (!host || !(options.allowedHosts ?? LOOPBACK_NAMES).includes(hostName(host))) {
     return new McpLiteError('forbidden', 'Forbidden: Host not allowed (DNS-rebinding protection)');
   }
+  if (fromAuthorizationServer) return undefined;
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
     return new McpLiteError('forbidden', 'Forbidden: cross-origin requests are refused');

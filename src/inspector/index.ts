@@ -5,9 +5,11 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/ht
 import { InspectorApi, type InspectorApiLimits, json } from './api.js';
 import { InspectorCredentials, TOKEN_HEADER, TOKEN_PARAMETER } from './credentials.js';
 import { checkInspectorRequest, type InspectorGuardOptions } from './guard.js';
+import type { InspectorSignIn } from './sign-in.js';
 import { pageAssets } from './static.js';
 import type { InspectorTarget } from './target.js';
 
+export { InspectorSignIn, type SignInStatus } from './sign-in.js';
 export type { Snippets } from './snippets.js';
 export {
   type CallOptions,
@@ -40,6 +42,16 @@ export interface InspectorOptions extends InspectorGuardOptions, InspectorApiLim
   requiresToken?: boolean;
   /** The per-run token; default 128 random bits. Tests pass their own. */
   token?: string;
+  /**
+   * The page as the user agent of the target's OAuth sign-in (`mcplite inspect`): `api/auth` tells the page what
+   * to show, and its callback route (`signInCallbackPath`) is the redirect URL the authorization server sends the browser back to.
+   */
+  signIn?: InspectorSignIn;
+  /**
+   * The path of the sign-in's redirect route. Default `<path>oauth/callback`; `mcplite inspect` uses `/callback`,
+   * the CLI's loopback path, so a client registered by `mcplite login` (any loopback port, RFC 8252) serves both.
+   */
+  signInCallbackPath?: string;
 }
 
 /** A mounted inspector: its handler and its per-run token. */
@@ -50,6 +62,8 @@ export interface Inspector {
   path: string;
   /** The per-run token: a script sends it in the `x-mcplite-inspector` header; a browser brings it once in the URL. */
   token: string;
+  /** The path of the sign-in's redirect route (`signInCallbackPath`). */
+  callbackPath: string;
   /**
    * The page's path with `?token=`: what to print or open for the operator. Its first visit exchanges the token for
    * an HttpOnly cookie and redirects to the bare page; nothing is served to a request without the one or the other.
@@ -83,8 +97,11 @@ export function createInspector(options: InspectorOptions): Inspector {
   const page = assets.get('index.html')!.body;
   const credentials = new InspectorCredentials(token, mount);
 
+  const callbackPath = options.signInCallbackPath ?? `${mount}${CALLBACK}`;
+
   const handler: NeutralHandler = (request) => {
-    if (request.path !== bare && !request.path.startsWith(mount)) return undefined;
+    if (request.path !== bare && !request.path.startsWith(mount) && request.path !== callbackPath)
+      return undefined;
     return handle(request).catch((err) => {
       const e = toMcpLiteError(err);
       return json(STATUS[e.code] ?? 500, {
@@ -94,6 +111,12 @@ export function createInspector(options: InspectorOptions): Inspector {
   };
 
   async function handle(request: NeutralRequest): Promise<NeutralResponse> {
+    // The authorization server's redirect holds no inspector credential (it comes from another origin): the
+    // pending sign-in's `state` is what it must bring.
+    if (request.path === callbackPath) {
+      if (options.signIn) return callback(request, options.signIn);
+      throw new McpLiteError('method_not_found', `Not found: ${request.path}`);
+    }
     const refused = checkInspectorRequest(request, options);
     if (refused) throw refused;
     const credential = credentials.credential(request);
@@ -147,7 +170,26 @@ export function createInspector(options: InspectorOptions): Inspector {
     };
   }
 
+  async function callback(request: NeutralRequest, signIn: InspectorSignIn): Promise<NeutralResponse> {
+    const refused = checkInspectorRequest(request, options, true);
+    if (refused) throw refused;
+    if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
+    const done = signIn.complete(request.query ?? '');
+    const said = done
+      ? `Signed in to ${signIn.server}. Return to the inspector: it carries on by itself.`
+      : 'No sign-in waits for this answer (it expired, or its state is not the one sent). Start again from the inspector.';
+    return {
+      status: done ? 200 : 400,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...PAGE_HEADERS },
+      body: `<!doctype html><meta charset="utf-8"><title>mcplite inspector</title><p>${escapeHtml(said)}</p>`,
+    };
+  }
+
   async function apiRoute(request: NeutralRequest, route: string): Promise<NeutralResponse> {
+    if (route === 'auth') {
+      if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
+      return json(200, options.signIn ? await options.signIn.status() : { state: 'none' });
+    }
     if (route === 'info' || route === 'tools') {
       if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
       if (route === 'tools') return api.tools(request);
@@ -189,8 +231,16 @@ export function createInspector(options: InspectorOptions): Inspector {
     handler,
     path: mount,
     token,
+    callbackPath,
     entryPath: `${mount}?${TOKEN_PARAMETER}=${encodeURIComponent(token)}`,
   };
+}
+
+/** The sign-in's redirect route, under the mount. */
+const CALLBACK = 'oauth/callback';
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const POST_ROUTES: Readonly<Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel'>> = {

@@ -32,8 +32,11 @@ export class HttpExchange implements Exchange {
   private queue: AsyncQueue<string> | undefined;
   private streamIdValue: string | undefined;
   private detached: AbortSignal | undefined;
-  /** The last event of a session's stream to be kept for resumption: each event waits for the one before. */
-  private lastKept: Promise<void> = Promise.resolve();
+  /**
+   * The last event of a session's stream to be kept for resumption: each event waits for the one before. Made
+   * with the first event: a call that just answers allocates no promise for it.
+   */
+  private lastKept: Promise<void> | undefined;
 
   constructor(
     private readonly serverRequests: ServerRequests,
@@ -107,7 +110,7 @@ export class HttpExchange implements Exchange {
       const queue = this.queue;
       void this.send(message);
       // After the last event is kept and pushed (send pushes it in this same turn of `lastKept`).
-      void this.lastKept.then(() => queue.end());
+      void (this.lastKept ?? NOTHING_KEPT).then(() => queue.end());
       return;
     }
     this.resolveResponse({
@@ -148,7 +151,7 @@ export class HttpExchange implements Exchange {
     // stream (Last-Event-ID), on any replica, must find it in the log. Events go out in order.
     const stream = this.streamId();
     const { chunk, kept } = session.record(stream, message);
-    const turn = this.lastKept.then(() => kept);
+    const turn = (this.lastKept ?? NOTHING_KEPT).then(() => kept);
     this.lastKept = turn;
     return turn.then(() =>
       // The client dropped the stream; a resumed GET (Last-Event-ID) may carry the rest.
@@ -156,6 +159,9 @@ export class HttpExchange implements Exchange {
     );
   }
 }
+
+/** What an exchange's first event waits for: nothing (shared, as it never changes). */
+const NOTHING_KEPT: Promise<void> = Promise.resolve();
 
 /** How long a session's request runs on after its client went away (10 minutes, as promised work may). */
 const DETACHED_LIMIT_MS = 600_000;

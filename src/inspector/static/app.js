@@ -44,7 +44,46 @@ async function start() {
     button.addEventListener('click', () => void copy(button.getAttribute('data-copy') ?? 'cli'));
   }
   renderHistory();
+  void watchSignIn();
   await loadTools(listing);
+}
+
+/**
+ * A protected target is signed in to from this page: while the inspector's client waits for a sign-in (the
+ * catalog or a call waiting with it), the page offers the authorization server's page; once the browser came back
+ * to the inspector's callback, it says who is signed in, and the waiting round carries on by itself.
+ */
+async function watchSignIn() {
+  for (;;) {
+    const { status, body } = await getJson('auth').catch(() => ({ status: 0, body: {} }));
+    if (status === 200 && body.state === 'none') return;
+    if (status === 200) showSignIn(body);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** @param {{ state: string, server: string, authorizationUrl?: string, subject?: string }} auth */
+function showSignIn(auth) {
+  const box = $('signin');
+  if (auth.state === 'pending' && auth.authorizationUrl) {
+    const link = el('a', {
+      href: auth.authorizationUrl,
+      target: '_blank',
+      rel: 'noopener',
+      class: 'primary',
+    });
+    link.textContent = 'Sign in';
+    box.replaceChildren(el('span', { text: `Sign in to ${auth.server} ` }), link);
+    box.dataset.state = 'pending';
+    box.hidden = false;
+  } else if (auth.state === 'signed-in') {
+    const who = auth.subject ? `Signed in as ${auth.subject}` : `Signed in to ${auth.server}`;
+    if (box.textContent !== who) box.replaceChildren(el('span', { text: who, title: auth.server }));
+    box.dataset.state = 'signed-in';
+    box.hidden = false;
+  } else {
+    box.hidden = true;
+  }
 }
 
 /** @param {Promise<{status: number, body: any}>} [listing] a listing already asked for */

@@ -19,11 +19,17 @@ export interface SendOptions {
 /** Sends one POST with a JSON body to an endpoint (a path relative to the binding's base) and returns the answer. */
 export type Transport = (endpoint: string, body: string, options: SendOptions) => Promise<RawResponse>;
 
-/** A transport over the network, with fetch: for `mcplite inspect http://…/mcp-lite/v1/`. */
-export function fetchTransport(baseUrl: string): Transport {
+/**
+ * A transport over the network, with fetch: for `mcplite inspect http://…/mcp-lite/v1/`. `send` is the fetch to
+ * use (the client's OAuth session wraps it for a protected server).
+ */
+export function fetchTransport(
+  baseUrl: string,
+  send: (url: URL, init: RequestInit) => Promise<Response> = fetch,
+): Transport {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   return async (endpoint, body, { headers, signal }) => {
-    const response = await fetch(new URL(endpoint, base), {
+    const response = await send(new URL(endpoint, base), {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,

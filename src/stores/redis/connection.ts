@@ -166,6 +166,18 @@ const everReady = new WeakSet<Redis>();
 // The last connection error of each watched client: for the log when it is lost, and for `withReadyRedis`.
 const lastErrors = new WeakMap<Redis, string>();
 
+/**
+ * True while a client is making its first connection (it was never seen ready): the store's operations wait for
+ * it then (`withRedis`), where a client that was ready and lost its connection fails fast.
+ */
+export function redisStarting(client: Redis): boolean {
+  if (client.status === 'ready') everReady.add(client);
+  return (
+    !everReady.has(client) &&
+    (client.status === 'wait' || client.status === 'connecting' || client.status === 'connect')
+  );
+}
+
 function untilReady(client: Redis, maxMs: number): Promise<void> | undefined {
   if (client.status === 'ready') {
     everReady.add(client);

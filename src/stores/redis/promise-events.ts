@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { quitRedis, redisSubscriber, storeUnavailable } from './connection.js';
+import { quitRedis, redisStarting, redisSubscriber, storeUnavailable } from './connection.js';
 import { within } from './queue-shutdown.js';
 
 const RESYNC = Symbol('resync');
@@ -44,11 +44,11 @@ export class PromiseEvents {
   /** The promise channels subscribed here, with how many waiters need each and the SUBSCRIBE's reply. */
   private readonly watched = new Map<string, { waiters: number; subscribed: Promise<unknown> }>();
   private closed = false;
-  /** Fails every waiter when a connection drops; kept to be removed from a shared client on close. */
-  private readonly onConnectionLost = () => {
-    if (this.closed) return;
-    this.local.emit(LOST, storeUnavailable(new Error('the connection to Redis was lost')));
-  };
+  /**
+   * Per connection, what fails every waiter when it drops; kept to be removed from a shared client on close. A
+   * connection that was never ready has nothing to lose: a slow first connect is waited for, not failed.
+   */
+  private readonly lostListeners = new Map<Redis, { ready: () => void; lost: () => void }>();
 
   constructor(
     private readonly client: Redis,
@@ -61,8 +61,21 @@ export class PromiseEvents {
     this.subscriber.on('ready', () => void this.subscribe());
     // 'close' comes first when a connection drops (a reconnection follows); 'end' when none will.
     for (const connection of [client, this.subscriber]) {
-      connection.on('close', this.onConnectionLost);
-      connection.on('end', this.onConnectionLost);
+      let wasReady = connection.status === 'ready';
+      const listeners = {
+        ready: () => {
+          wasReady = true;
+        },
+        lost: () => {
+          if (this.closed || !wasReady) return;
+          wasReady = false;
+          this.local.emit(LOST, storeUnavailable(new Error('the connection to Redis was lost')));
+        },
+      };
+      this.lostListeners.set(connection, listeners);
+      connection.on('ready', listeners.ready);
+      connection.on('close', listeners.lost);
+      connection.on('end', listeners.lost);
     }
   }
 
@@ -101,8 +114,9 @@ export class PromiseEvents {
     this.local.on(RESYNC, onEvent);
     this.local.on(LOST, onLost);
     signal?.addEventListener('abort', onEvent);
-    // The command connection already down: its 'close' was before this waiter listened.
-    if (this.client.status !== 'ready' && !this.closed) {
+    // The command connection already down: its 'close' was before this waiter listened. A client still making
+    // its first connection is not down: the store's reads wait for it (withRedis), and so does this waiter.
+    if (this.client.status !== 'ready' && !this.closed && !redisStarting(this.client)) {
       lost = storeUnavailable(new Error(`the connection to Redis is ${this.client.status}`));
     }
     const subscribed = this.watch(token);
@@ -145,8 +159,12 @@ export class PromiseEvents {
     this.closed = true;
     this.local.emit(RESYNC);
     this.cancelListeners.clear();
-    this.client.off('close', this.onConnectionLost);
-    this.client.off('end', this.onConnectionLost);
+    for (const [connection, listeners] of this.lostListeners) {
+      connection.off('ready', listeners.ready);
+      connection.off('close', listeners.lost);
+      connection.off('end', listeners.lost);
+    }
+    this.lostListeners.clear();
     await quitRedis(this.subscriber);
   }
 
