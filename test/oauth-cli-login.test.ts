@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, defineTool, oauthResourceServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { signInAndConsent } from './support/browser-user.js';
-import { children, run } from './support/cli-process.js';
+import { children, outputMatch, run } from './support/cli-process.js';
 import { freePort } from './support/free-port.js';
 import { type OidcIssuer, startOidcIssuer } from './support/oidc-issuer.js';
 
@@ -52,22 +52,11 @@ afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** Waits until `read()` matches `pattern`, or fails after `ms`. */
-async function waitFor(read: () => string, pattern: RegExp, ms = 30_000): Promise<RegExpExecArray> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const m = pattern.exec(read());
-    if (m) return m;
-    if (Date.now() > until) throw new Error(`not seen: ${pattern} in ${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('mcplite login / call / logout against a protected server', () => {
   it('signs in through the loopback redirect, keeps the tokens 0600, reuses them, and forgets them', async () => {
     const env = { XDG_CONFIG_HOME: config };
     const login = run(['login', mcp, '--no-browser'], env);
-    const [, shown] = await waitFor(login.stderr, /Sign in at:\n\s+(\S+)\n/);
+    const [, shown] = await outputMatch(login.stderr, /Sign in at:\n\s+(\S+)\n/);
     const authorizationUrl = new URL(shown!);
     const redirect = authorizationUrl.searchParams.get('redirect_uri')!;
     // RFC 8252: a loopback IP literal, a port the system picked.
@@ -113,7 +102,7 @@ describe('mcplite login / call / logout against a protected server', () => {
       // A client registered by `mcplite login` (on another loopback port) whose tokens are gone: the inspector's
       // sign-in reuses the registration, its redirect being the same loopback path (RFC 8252: any port).
       const login = run(['login', mcp, '--no-browser'], { XDG_CONFIG_HOME: fresh });
-      const [, loginUrl] = await waitFor(login.stderr, /Sign in at:\n\s+(\S+)\n/);
+      const [, loginUrl] = await outputMatch(login.stderr, /Sign in at:\n\s+(\S+)\n/);
       const loginAuthorization = new URL(loginUrl!);
       await fetch(
         await signInAndConsent(loginAuthorization, loginAuthorization.searchParams.get('redirect_uri')!),
@@ -130,7 +119,7 @@ describe('mcplite login / call / logout against a protected server', () => {
 
       const inspect = run(['inspect', mcp, '--no-open'], { XDG_CONFIG_HOME: fresh });
       // The page opens while the connection waits for the sign-in: nothing is asked of the terminal.
-      const [, pageUrl] = await waitFor(inspect.stdout, /mcplite inspector on (\S+) /);
+      const [, pageUrl] = await outputMatch(inspect.stdout, /mcplite inspector on (\S+) /);
       expect(inspect.stderr()).not.toContain('Sign in at');
       const token = new URL(pageUrl!).searchParams.get('token')!;
       const api = (route: string) =>

@@ -13,7 +13,7 @@ import { connect, McpLiteError, memoryOAuthStore, type OAuthOptions } from '../s
 import { createServer, defineTool, oauthResourceServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { signInAndConsent } from './support/browser-user.js';
-import { children, run } from './support/cli-process.js';
+import { children, outputMatch, run } from './support/cli-process.js';
 import { freePort } from './support/free-port.js';
 import { type OidcIssuer, startOidcIssuer } from './support/oidc-issuer.js';
 
@@ -54,16 +54,6 @@ afterAll(async () => {
 afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
 });
-
-async function waitFor(read: () => string, pattern: RegExp, ms = 30_000): Promise<RegExpExecArray> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const m = pattern.exec(read());
-    if (m) return m;
-    if (Date.now() > until) throw new Error(`not seen: ${pattern} in ${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('OAuth for a gRPC target through the server’s HTTP resource', () => {
   it('signs in from the gRPC challenge, keeps the token under the HTTP URL, refreshes a refused one', async () => {
@@ -123,7 +113,7 @@ describe('OAuth for a gRPC target through the server’s HTTP resource', () => {
   it('mcplite call grpc://… --oauth-resource <url> uses the token of mcplite login <url>', async () => {
     const env = { XDG_CONFIG_HOME: config };
     const login = run(['login', mcp, '--no-browser'], env);
-    const [, shown] = await waitFor(login.stderr, /Sign in at:\n\s+(\S+)\n/);
+    const [, shown] = await outputMatch(login.stderr, /Sign in at:\n\s+(\S+)\n/);
     const authorizationUrl = new URL(shown!);
     const back = await signInAndConsent(authorizationUrl, authorizationUrl.searchParams.get('redirect_uri')!);
     expect((await fetch(back)).status).toBe(200);

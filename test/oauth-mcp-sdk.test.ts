@@ -18,6 +18,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, defineTool, oauthResourceServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
+import { signInAndConsent } from './support/browser-user.js';
 import { freePort } from './support/free-port.js';
 import { MACHINE_CLIENT, type OidcIssuer, startOidcIssuer } from './support/oidc-issuer.js';
 
@@ -135,44 +136,12 @@ class AppProvider implements OAuthClientProvider {
   }
 }
 
-/**
- * Plays the user in a browser: follows the authorization URL through oidc-provider's login and consent pages,
- * submitting each form, and returns the code the final redirect carries to the app.
- */
-async function signInAndConsent(authorizationUrl: URL, redirectUrl: string): Promise<string> {
-  const cookies = new Map<string, string>();
-  let url = authorizationUrl.href;
-  for (let step = 0; step < 12; step++) {
-    if (url.startsWith(redirectUrl)) {
-      const code = new URL(url).searchParams.get('code');
-      if (!code) throw new Error(`no code in ${url}`);
-      return code;
-    }
-    const cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let res = await fetch(url, { redirect: 'manual', headers: { cookie } });
-    const interaction = /\/interaction\/[^/?]+$/.exec(new URL(url).pathname);
-    if (interaction && res.status === 200) {
-      const page = await res.text();
-      const form: Record<string, string> = page.includes('name="login"')
-        ? { prompt: 'login', login: 'alice', password: 'any' }
-        : { prompt: 'consent' };
-      res = await fetch(url, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form),
-      });
-    }
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    const location = res.headers.get('location');
-    if (!location) throw new Error(`step ${step}: ${res.status} without a redirect: ${await res.text()}`);
-    url = new URL(location, url).href;
-  }
-  throw new Error('no code after 12 redirects');
+/** The code the sign-in's final redirect carries back to the app (the user played by `signInAndConsent`). */
+async function codeAfterSignIn(authorizationUrl: URL, redirectUrl: string): Promise<string> {
+  const landed = new URL(await signInAndConsent(authorizationUrl, redirectUrl));
+  const code = landed.searchParams.get('code');
+  if (!code) throw new Error(`no code in ${landed.href}`);
+  return code;
 }
 
 describe('the MCP SDK client, authorization code with PKCE', () => {
@@ -186,7 +155,7 @@ describe('the MCP SDK client, authorization code with PKCE', () => {
     expect(authorizationUrl.origin).toBe(new URL(issuer.issuer).origin);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl.href);
-    const code = await signInAndConsent(authorizationUrl, provider.redirectUrl);
+    const code = await codeAfterSignIn(authorizationUrl, provider.redirectUrl);
     await transport.finishAuth(code);
     const client = await connected(provider);
     try {

@@ -92,3 +92,18 @@ export function logLine(
     cli.child.stderr!.on('data', check);
   });
 }
+
+/** Resolves with the first match of `pattern` in what `read()` returns (a CLI's output so far), or fails after `ms`. */
+export async function outputMatch(
+  read: () => string,
+  pattern: RegExp,
+  ms = 30_000,
+): Promise<RegExpExecArray> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const m = pattern.exec(read());
+    if (m) return m;
+    if (Date.now() > until) throw new Error(`not seen: ${pattern} in ${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
