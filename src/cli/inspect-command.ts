@@ -7,6 +7,7 @@ import { createInspector, InspectorSignIn } from '../inspector/index.js';
 import { deferredTarget } from '../inspector/targets/deferred.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
 import { CliError } from './errors.js';
+import { oauthFlagOptions } from './oauth-options.js';
 import { integer } from './parse.js';
 import { fileOAuthStore } from './token-file.js';
 
@@ -64,14 +65,7 @@ export async function runInspect(target: string, flags: InspectFlags): Promise<N
     token || bindingOf(target) === 'stdio'
       ? undefined
       : new InspectorSignIn(oauthServer(flags.oauthResource ?? target), fileOAuthStore());
-  const secret = process.env.MCPLITE_CLIENT_SECRET;
-  const oauth = signIn?.oauthOptions({
-    clientName: 'mcplite inspector',
-    ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
-    ...(flags.clientId ? { clientId: flags.clientId } : {}),
-    ...(flags.clientId && secret ? { clientSecret: secret } : {}),
-    ...(flags.scope ? { scope: flags.scope } : {}),
-  });
+  const oauth = signIn?.oauthOptions({ clientName: 'mcplite inspector', ...oauthFlagOptions(flags) });
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const connect = () => inspectorTarget(target, headers, oauth);
   const connecting = connect();

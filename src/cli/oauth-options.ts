@@ -36,18 +36,30 @@ export function withOAuthFlags(command: Command): Command {
  */
 export function cliOAuth(flags: OAuthFlags, signal?: AbortSignal): { oauth: OAuthOptions; close(): void } {
   const catcher = new LoopbackCatcher();
-  const secret = process.env.MCPLITE_CLIENT_SECRET;
   return {
     oauth: {
       store: fileOAuthStore(),
       redirectUrl: () => catcher.redirectUrl(),
       onAuthorizationUrl: (url) => catcher.authorize(url, flags.browser !== false, signal),
       clientName: 'mcplite CLI',
-      ...(flags.clientId ? { clientId: flags.clientId } : {}),
-      ...(flags.clientId && secret ? { clientSecret: secret } : {}),
-      ...(flags.scope ? { scope: flags.scope } : {}),
-      ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
+      ...oauthFlagOptions(flags),
     },
     close: () => catcher.close(),
+  };
+}
+
+/**
+ * The OAuth options the sign-in flags set: client id (with `$MCPLITE_CLIENT_SECRET` for a confidential client),
+ * scope and the resource signed in to. `mcplite inspect` shares them with `cliOAuth`.
+ */
+export function oauthFlagOptions(
+  flags: Omit<OAuthFlags, 'browser'>,
+): Pick<OAuthOptions, 'clientId' | 'clientSecret' | 'scope' | 'resource'> {
+  const secret = process.env.MCPLITE_CLIENT_SECRET;
+  return {
+    ...(flags.clientId ? { clientId: flags.clientId } : {}),
+    ...(flags.clientId && secret ? { clientSecret: secret } : {}),
+    ...(flags.scope ? { scope: flags.scope } : {}),
+    ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
   };
 }

@@ -1,5 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
+import { authError } from './auth-challenge.js';
 import { boundExceeded } from './limits.js';
+import { fromHttpStatus } from './wire-errors.js';
 
 /** A `fetch` as the HTTP transports call it: `fetchWithinOrigin`, or it wrapped by OAuth (`oauth-session.ts`). */
 export type HttpFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
@@ -63,6 +65,22 @@ function redirectRefused(status: number, location: string, why: string): McpLite
 export async function readBoundedText(res: Response, limit: number): Promise<string> {
   const bytes = await readBoundedBytes(res, limit, () => boundExceeded('maxResponseBytes', limit));
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * A whole (non-streamed) reply's body as JSON, at most `limit` bytes: a 401 or 403 is the auth error (with its
+ * challenge) whatever the body says (an OAuth error object is not the wire's error), and a non-JSON body is the
+ * HTTP status's error.
+ */
+export async function readJsonReply(res: Response, limit: number): Promise<unknown> {
+  const text = await readBoundedText(res, limit);
+  const denied = authError(res.status, res.headers, text);
+  if (denied) throw denied;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw fromHttpStatus(res.status, text);
+  }
 }
 
 /**

@@ -1,7 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
-import { authError } from './auth-challenge.js';
 import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
-import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
 import { readSse } from './sse.js';
@@ -64,7 +63,7 @@ export function httpTransport(
         }
         throw new McpLiteError('unavailable', 'The server ended the stream without a result');
       }
-      const reply = await readJson(res, limits);
+      const reply = await readJsonReply(res, limits.maxResponseBytes);
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
       if (!isRecord(reply) || !isRecord(reply.result)) throw fromHttpStatus(res.status, '');
       return resultOutcome(reply.result, resume);
@@ -76,7 +75,7 @@ export function httpTransport(
   /** One exchange with the `prompts` endpoint (spec 8.1): `{}` lists, `{ name, arguments }` renders. */
   async function prompts(body: Record<string, unknown>, ctx: WireContext): Promise<unknown> {
     const res = await post('prompts', body, ctx, false);
-    const reply = await readJson(res, limits).catch((err) => {
+    const reply = await readJsonReply(res, limits.maxResponseBytes).catch((err) => {
       throw toClientError(err, ctx.signal);
     });
     if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
@@ -98,7 +97,7 @@ export function httpTransport(
     },
     async listTools(ctx): Promise<ToolInfo[]> {
       const res = await post('listtools', {}, ctx, false);
-      const reply = await readJson(res, limits).catch((err) => {
+      const reply = await readJsonReply(res, limits.maxResponseBytes).catch((err) => {
         throw toClientError(err, ctx.signal);
       });
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
@@ -146,19 +145,4 @@ function iso(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
   return undefined;
-}
-
-/**
- * The body as JSON, at most `maxResponseBytes`; a 401 or 403 is the auth error (with its challenge) whatever the
- * body says, and a non-JSON body is the HTTP status's error.
- */
-async function readJson(res: Response, limits: ClientLimits): Promise<unknown> {
-  const text = await readBoundedText(res, limits.maxResponseBytes);
-  const denied = authError(res.status, res.headers, text);
-  if (denied) throw denied;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw fromHttpStatus(res.status, text);
-  }
 }

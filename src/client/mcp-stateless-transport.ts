@@ -1,7 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
-import { authError } from './auth-challenge.js';
 import { rpcCatalog } from './catalog-wire.js';
-import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
 import { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
@@ -9,7 +8,7 @@ import { isSignInFailure } from './oauth.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
-import { fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
+import { fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
 
 /** The stateless MCP revision this transport speaks. */
 export const STATELESS_REVISION = '2026-07-28';
@@ -292,17 +291,8 @@ async function postOnce(
         reason: 'stream_broken',
       });
     }
-    const text = await readBoundedText(res, limits.maxResponseBytes);
-    // Before the body: an OAuth error object (`{"error": "invalid_token"}`) is not a JSON-RPC error.
-    const denied = authError(res.status, res.headers, text);
-    if (denied) throw denied;
-    let reply: unknown;
-    try {
-      reply = JSON.parse(text);
-    } catch {
-      throw fromHttpStatus(res.status, text);
-    }
-    return settle(reply);
+    // Auth refusals before the body: an OAuth error object (`{"error": "invalid_token"}`) is not a JSON-RPC error.
+    return settle(await readJsonReply(res, limits.maxResponseBytes));
   } catch (err) {
     throw toClientError(err, ctx.signal);
   }

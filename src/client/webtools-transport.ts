@@ -1,7 +1,6 @@
 import { type ErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
-import { authError } from './auth-challenge.js';
-import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import type { LiteAnswer } from './lite-result.js';
 import { readSse } from './sse.js';
@@ -43,14 +42,7 @@ export function webtoolsTransport(
 
   /** A whole (non-streamed) reply as its status and JSON body: bounded, auth failures first. */
   async function envelope(res: Response): Promise<{ status: number; body: unknown }> {
-    const text = await readBoundedText(res, limits.maxResponseBytes);
-    const denied = authError(res.status, res.headers, text);
-    if (denied) throw denied;
-    try {
-      return { status: res.status, body: JSON.parse(text) };
-    } catch {
-      throw fromHttpStatus(res.status, text);
-    }
+    return { status: res.status, body: await readJsonReply(res, limits.maxResponseBytes) };
   }
 
   async function exchange(

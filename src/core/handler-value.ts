@@ -117,7 +117,6 @@ export async function drainGenerator(
   const iterator = iterable[Symbol.asyncIterator]();
   const signal = context.signal;
   let yielded: unknown[] | undefined = [];
-  let count = 0;
   for (;;) {
     if (signal.aborted) {
       await iterator.return?.();
@@ -134,7 +133,7 @@ export async function drainGenerator(
       });
     }
     // Past the bound the list is let go at once: keeping a longer stream would grow without end.
-    if (++count > MAX_COLLECTED_YIELDS) yielded = undefined;
+    if (yielded && yielded.length >= MAX_COLLECTED_YIELDS) yielded = undefined;
     yielded?.push(step.value);
     await context.partial(step.value);
   }

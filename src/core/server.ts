@@ -384,7 +384,7 @@ export class ToolServer {
   ): MaybePromise<CallResult> {
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
-      return system(args, () => request.signal, callerKey(request), request.onPartial).then(
+      return system(args, () => request.signal, this.callerKey(request), request.onPartial).then(
         ({ outcome, processingTimeMs }) => this.result(outcome, processingTimeMs),
       );
     }

@@ -1,4 +1,5 @@
 import type { Client } from '../client/client.js';
+import { callScope } from '../client/deadline.js';
 import { McpLiteError } from '../core/errors.js';
 import type { GatewayUpstream } from './upstream.js';
 
@@ -40,23 +41,12 @@ export function boundedRun(link: GatewayUpstream, bounds: RunBounds = {}): Bound
         { reason: 'upstream_busy', upstream: label, limit: maxInFlight },
       );
     inFlight++;
-    // A timer of our own rather than `AbortSignal.timeout`, which may be collected while waited on.
-    const limit = new AbortController();
-    const onAbort = () => limit.abort(caller.reason);
-    if (caller.aborted) limit.abort(caller.reason);
-    else caller.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer =
-      callTimeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            limit.abort(new DOMException(`No answer within ${callTimeoutMs} ms`, 'TimeoutError'));
-          }, callTimeoutMs)
-        : undefined;
+    const scope = callScope(callTimeoutMs, caller);
     try {
-      return await link.run((client) => use(client, limit.signal), limit.signal);
+      return await link.run((client) => use(client, scope.signal), scope.signal);
     } catch (err) {
-      if (timedOut)
+      // The timer fired first: the scope's reason is its own, not the caller's.
+      if (scope.signal.aborted && scope.signal.reason !== caller.reason)
         throw new McpLiteError(
           'deadline_exceeded',
           `Upstream ${label} did not answer within ${callTimeoutMs} ms`,
@@ -65,8 +55,7 @@ export function boundedRun(link: GatewayUpstream, bounds: RunBounds = {}): Bound
       throw err;
     } finally {
       inFlight--;
-      clearTimeout(timer);
-      caller.removeEventListener('abort', onAbort);
+      scope.dispose();
     }
   };
   runners.set(link, run);

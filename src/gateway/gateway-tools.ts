@@ -63,11 +63,9 @@ export function upstreamToolLister(
   const max = options.maxPendingElicitations ?? 1000;
   const ttl = options.elicitationTtlMs ?? 600_000;
   const pending = new Map<string, { outcome: ElicitationOutcome; timer: NodeJS.Timeout }>();
-  const maxInFlight = options.maxInFlight ?? 64;
-  const callTimeoutMs = options.callTimeoutMs ?? 300_000;
   const maxTools = options.maxTools ?? 1000;
 
-  const bounded = boundedRun(link, { maxInFlight, callTimeoutMs });
+  const bounded = boundedRun(link, options);
 
   const park = (outcome: ElicitationOutcome) => {
     if (pending.size >= max)

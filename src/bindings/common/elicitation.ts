@@ -1,4 +1,5 @@
 import { ELICITATION_ACTIONS, type ElicitationReply } from '../../core/elicitations.js';
+import { McpLiteError } from '../../core/errors.js';
 import type { ElicitationOutcome } from '../../core/outcomes.js';
 import type { ElicitationAction } from '../../core/tool.js';
 
@@ -39,4 +40,11 @@ export function elicitationReplyOf(member: unknown, refuse: (message: string) =>
     throw refuse('action must be "accept", "decline" or "cancel"');
   }
   return { state, answers, action: action as ElicitationAction };
+}
+
+/** The JSON-RPC wires' (MCP-lite HTTP, gRPC) `refuse` for `elicitationReplyOf`: invalid_params naming the field. */
+export function invalidElicitation(why: string): McpLiteError {
+  return new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`, {
+    errors: [{ field: 'elicitation', message: why }],
+  });
 }

@@ -6,7 +6,6 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import type { Principal } from '../../core/auth.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
@@ -15,7 +14,7 @@ import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
 import { BindingCaller } from '../common/binding-caller.js';
-import { elicitationReplyOf } from '../common/elicitation.js';
+import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
@@ -143,30 +142,21 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
         return;
       }
       const source = new MetadataSource(call);
-      const answer = (principal: Principal | undefined) => {
-        let tools: MaybePromise<{ tools: WireGrpcTool[] }>;
-        try {
-          tools = toolsList(new BindingCaller(BINDING, source, principal));
-        } catch (err) {
-          callback(statusOf(err));
-          return;
-        }
-        if (tools instanceof Promise)
-          tools.then(
-            (t) => callback(null, t),
-            (err) => callback(statusOf(err)),
-          );
-        else callback(null, tools);
-      };
-      let pending: MaybePromise<Principal | undefined>;
+      let tools: MaybePromise<{ tools: WireGrpcTool[] }>;
       try {
-        pending = principalOf(source);
+        tools = mapMaybe(principalOf(source), (principal) =>
+          toolsList(new BindingCaller(BINDING, source, principal)),
+        );
       } catch (err) {
         callback(statusOf(err));
         return;
       }
-      if (pending instanceof Promise) pending.then(answer, (err) => callback(statusOf(err)));
-      else answer(pending);
+      if (tools instanceof Promise)
+        tools.then(
+          (t) => callback(null, t),
+          (err) => callback(statusOf(err)),
+        );
+      else callback(null, tools);
     },
 
     CallTool(call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) {
@@ -254,13 +244,34 @@ function readToolRequest(raw: RawToolRequest): {
     elicitation: e
       ? elicitationReplyOf(
           { state: e.state ?? '', answers: fromStruct(e.answers), action: e.action || undefined },
-          (why) =>
-            new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`, {
-              errors: [{ field: 'elicitation', message: why }],
-            }),
+          invalidElicitation,
         )
       : undefined,
   };
+}
+
+/** A call's metadata and peer, read on first use: the caller of a GetTools listing, and the base of `CallLife`. */
+class MetadataSource {
+  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
+  private peerOnce: string | undefined;
+
+  constructor(protected readonly call: AnyCall) {}
+
+  /** grpc-js's peer string, "address:port": one per open connection, which is how a connection is told apart. */
+  get peer(): string {
+    this.peerOnce ??= this.call.getPeer();
+    return this.peerOnce;
+  }
+
+  get remoteAddress(): string | undefined {
+    return peerAddress(this.peer);
+  }
+
+  /** The call's metadata as headers (`ctx.headers`, `op.caller.headers`), read on first use. */
+  get headers(): Readonly<Record<string, string | undefined>> {
+    this.headersOnce ??= metadataHeaders(this.call);
+    return this.headersOnce;
+  }
 }
 
 /**
@@ -269,14 +280,13 @@ function readToolRequest(raw: RawToolRequest): {
  * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
  * too, and gives back the call's in-flight slots. It is the call's `CallSource` (the peer address).
  */
-class CallLife implements CallSource {
+class CallLife extends MetadataSource implements CallSource {
   readonly abort = new LazyAbort();
-  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
   private readonly onCancelled: () => void;
   private readonly releases: Array<() => void> = [];
-  private peerOnce: string | undefined;
 
-  constructor(private readonly call: AnyCall) {
+  constructor(call: AnyCall) {
+    super(call);
     const raw = call.getDeadline();
     const deadline = raw instanceof Date ? raw.getTime() : raw;
     this.onCancelled = () => {
@@ -297,22 +307,6 @@ class CallLife implements CallSource {
     return this.abort.signal;
   }
 
-  /** grpc-js's peer string, "address:port": one per open connection, which is how a connection is told apart. */
-  get peer(): string {
-    this.peerOnce ??= this.call.getPeer();
-    return this.peerOnce;
-  }
-
-  get remoteAddress(): string | undefined {
-    return peerAddress(this.peer);
-  }
-
-  /** The call's metadata as headers (`ctx.headers`, `op.caller.headers`), read on first use. */
-  get headers(): Readonly<Record<string, string | undefined>> {
-    this.headersOnce ??= metadataHeaders(this.call);
-    return this.headersOnce;
-  }
-
   /** Keeps a counted slot (`CallsInFlight`) until the call ends. */
   hold(release: () => void): void {
     this.releases.push(release);
@@ -321,22 +315,6 @@ class CallLife implements CallSource {
   dispose(): void {
     this.call.off('cancelled', this.onCancelled);
     for (const release of this.releases) release();
-  }
-}
-
-/** A GetTools call's metadata and peer, read on first use, as the caller of its listing. */
-class MetadataSource {
-  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
-
-  constructor(private readonly call: AnyCall) {}
-
-  get headers(): Readonly<Record<string, string | undefined>> {
-    this.headersOnce ??= metadataHeaders(this.call);
-    return this.headersOnce;
-  }
-
-  get remoteAddress(): string | undefined {
-    return peerAddress(this.call.getPeer());
   }
 }
 

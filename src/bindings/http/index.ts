@@ -1,12 +1,13 @@
 import type { Principal } from '../../core/auth.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
-import type { MaybePromise } from '../../core/maybe-promise.js';
+import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
+import { admitThen } from '../common/admit.js';
 import { BindingCaller } from '../common/binding-caller.js';
 import { accepted, JSON_HEADERS, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
-import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
+import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { errorHeaders } from '../common/retry-after.js';
 import { normaliseBase } from './base-path.js';
 import { createMcpLiteRpc, resultResponse } from './rpc.js';
@@ -15,10 +16,6 @@ import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from './wire.js';
 
 /** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
 const BINDING = 'http';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Options of the MCP-lite HTTP binding. */
 export interface HttpBindingOptions {
@@ -70,17 +67,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
       return Promise.resolve(failWith(e, { allow: 'POST' }));
     }
-    // Without a hook core answers at once: no promise turn per request.
-    let admitted: MaybePromise<Principal | undefined>;
-    try {
-      admitted = server.authenticateCaller(request.headers);
-    } catch (err) {
-      return Promise.resolve(failWithAny(err));
-    }
-    if (admitted instanceof Promise) {
-      return admitted.then((principal) => readAndRespond(request, kind, principal), failWithAny);
-    }
-    return readAndRespond(request, kind, admitted);
+    return admitThen(server, request, (principal) => readAndRespond(request, kind, principal), failWithAny);
   }
 
   /** Checks the body's headers, reads it and answers; never rejects (errors become error responses). */
@@ -134,10 +121,11 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new McpLiteError('invalid_request', 'Invalid Request: send an empty JSON object {}');
     }
-    const listing = server.listToolsFor(new BindingCaller(BINDING, request, principal));
-    return listing instanceof Promise
-      ? listing.then((l) => ({ status: 200, headers: JSON_HEADERS, body: l.json }))
-      : { status: 200, headers: JSON_HEADERS, body: listing.json };
+    return mapMaybe(server.listToolsFor(new BindingCaller(BINDING, request, principal)), (l) => ({
+      status: 200,
+      headers: JSON_HEADERS,
+      body: l.json,
+    }));
   }
 
   /**
@@ -163,7 +151,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       );
       return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: listed }) };
     }
-    const promptArgs = isRecord(args) ? args : undefined;
+    const promptArgs = isObject(args) ? args : undefined;
     const rendered = await server.operate('prompts/get', String(name), promptArgs, caller, () =>
       server.prompts.get(name, args, { signal: request.signal, principal }),
     );

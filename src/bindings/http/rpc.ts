@@ -8,8 +8,8 @@ import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { BindingCall, type CallSource } from '../common/binding-call.js';
 import { BindingCaller } from '../common/binding-caller.js';
 import { echoName } from '../common/echo.js';
-import { elicitationReplyOf } from '../common/elicitation.js';
-import { idOf, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
+import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
+import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { rpcErrorMessage, wireResultJson } from './wire.js';
 
 /**
@@ -201,16 +201,7 @@ function toolCall(
       errors: [{ field: 'name', message: 'is required and must be a string' }],
     });
   }
-  const answer =
-    elicitation === undefined
-      ? undefined
-      : elicitationReplyOf(
-          elicitation,
-          (why) =>
-            new McpLiteError('invalid_params', `Invalid params: "elicitation" ${why}`, {
-              errors: [{ field: 'elicitation', message: why }],
-            }),
-        );
+  const answer = elicitation === undefined ? undefined : elicitationReplyOf(elicitation, invalidElicitation);
   return new BindingCall(
     name,
     args,
@@ -230,7 +221,5 @@ function toolCall(
 /** The call's `params._meta` (its trace context, SEP-414), for tracing; undefined when it sent none. */
 function metaOf(params: Record<string, unknown>): CallWire | undefined {
   const meta = params._meta;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta)
-    ? { meta: meta as Record<string, unknown> }
-    : undefined;
+  return isObject(meta) ? { meta } : undefined;
 }

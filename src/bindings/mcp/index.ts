@@ -10,6 +10,7 @@ import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import type { SessionStateStore, SessionStoreOptions } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
+import { admitThen } from '../common/admit.js';
 import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
@@ -115,15 +116,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
 
   /** Never rejects: every failure becomes an error response. */
   function handle(request: NeutralRequest): Promise<NeutralResponse> {
-    // Without a hook core answers at once: no async layer of its own, which costs every request.
-    let admitted: MaybePromise<Principal | undefined>;
-    try {
-      admitted = server.authenticateCaller(request.headers);
-    } catch (err) {
-      return Promise.resolve(unauthenticated(err));
-    }
-    if (!(admitted instanceof Promise)) return byMethod(request, admitted);
-    return admitted.then((principal) => byMethod(request, principal), unauthenticated);
+    return admitThen(server, request, (principal) => byMethod(request, principal), unauthenticated);
   }
 
   function unauthenticated(err: unknown): NeutralResponse {

@@ -9,6 +9,7 @@ import type { ToolServer } from '../../core/server.js';
 import { closestName } from '../../core/suggest.js';
 import { REDEEM_TOOL } from '../../core/system-tools.js';
 import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
+import { admitThen } from '../common/admit.js';
 import { BindingCall } from '../common/binding-call.js';
 import { BindingCaller } from '../common/binding-caller.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
@@ -55,14 +56,9 @@ export function createWebtoolsBinding(
   return (request) => (request.path.startsWith(base) || request.path === root ? guarded(request) : undefined);
 
   function guarded(request: NeutralRequest): Promise<NeutralResponse> {
-    let admitted: MaybePromise<Principal | undefined>;
-    try {
-      admitted = server.authenticateCaller(request.headers);
-    } catch (err) {
-      return Promise.resolve(fail(toMcpLiteError(err)));
-    }
-    if (!(admitted instanceof Promise)) return route(request, admitted);
-    return admitted.then(
+    return admitThen(
+      server,
+      request,
       (principal) => route(request, principal),
       (err) => fail(toMcpLiteError(err)),
     );

@@ -1,4 +1,3 @@
-import { DEFAULT_IPV6_CALLER_PREFIX } from '../address-key.js';
 import { canonicalJson } from '../call-digest.js';
 import { callerKey } from '../caller.js';
 import { McpLiteError } from '../errors.js';
@@ -43,12 +42,13 @@ export function cacheResults(options: CacheResultsOptions): Middleware {
   const cache = new ResultCache(options);
   return (op, next) => {
     if (op.method !== 'tools/call' || toolOf(op)?.definition.cacheable !== true) return next();
-    const key = cache.keyOf(op);
+    const owner = cache.ownerOf(op);
+    const key = cache.keyOf(owner, op);
     const hit = cache.get(key);
     if (hit) return hit;
     const running = next();
     const keep = (value: unknown) => {
-      cache.set(key, value as Outcome, op);
+      cache.set(key, value as Outcome, owner);
       return value;
     };
     return running instanceof Promise ? running.then(keep) : keep(running);
@@ -74,8 +74,7 @@ class ResultCache {
     this.maxBytes = options.maxEntryBytes ?? 64 * 1024;
   }
 
-  keyOf(op: Operation): string {
-    const owner = this.ownerOf(op);
+  keyOf(owner: string, op: Operation): string {
     return `${owner}\u0000${op.name}\u0000${canonicalJson(op.arguments ?? {})}`;
   }
 
@@ -87,7 +86,7 @@ class ResultCache {
     return undefined;
   }
 
-  set(key: string, outcome: Outcome, op: Operation): void {
+  set(key: string, outcome: Outcome, owner: string): void {
     if (outcome.type !== 'answer') return;
     let size: number;
     try {
@@ -96,7 +95,6 @@ class ResultCache {
       return;
     }
     if (size > this.maxBytes) return;
-    const owner = this.ownerOf(op);
     const previous = this.entries.get(key);
     if (previous) this.remove(key, previous);
     this.dropExpired();
@@ -110,12 +108,10 @@ class ResultCache {
     this.perOwner.set(owner, (this.perOwner.get(owner) ?? 0) + 1);
   }
 
-  private ownerOf(op: Operation): string {
+  /** Whose answers these are: one cache per caller (`callerKey`), or `global`. */
+  ownerOf(op: Operation): string {
     if (this.global) return 'global';
-    return callerKey(
-      { principal: op.caller.principal, remoteAddress: op.caller.address },
-      DEFAULT_IPV6_CALLER_PREFIX,
-    );
+    return callerKey({ principal: op.caller.principal, remoteAddress: op.caller.address });
   }
 
   private dropExpired(): void {

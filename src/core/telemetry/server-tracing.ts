@@ -124,7 +124,9 @@ function traced(api: Otel, op: Operation, next: Next, options: TelemetryOptions)
   const started = performance.now();
   const { wire, requestId } = wireOf(op);
   const parent = parentContext(api, op.meta, op.caller.headers);
-  const attributes = commonAttributes(op, wire);
+  // Computed once: the span carries these and more, the duration metric these alone.
+  const common = commonAttributes(op, wire);
+  const attributes: Attributes = { ...common };
   if (requestId !== undefined) attributes[ATTR.requestId] = String(requestId);
   if (wire?.sessionId) attributes[ATTR.sessionId] = sessionDigest(wire.sessionId);
   const address = op.caller.address;
@@ -140,7 +142,7 @@ function traced(api: Otel, op: Operation, next: Next, options: TelemetryOptions)
     );
   const finish = (errorType: string | undefined) => {
     span.end();
-    const recorded = commonAttributes(op, wire);
+    const recorded: Attributes = { ...common };
     if (errorType) recorded[ATTR.errorType] = errorType;
     recordServerDuration((performance.now() - started) / 1000, recorded);
   };

@@ -1,3 +1,4 @@
+import { oauthServer } from '../../client/detect.js';
 import { bindingOf, connect, type OAuthOptions } from '../../client/index.js';
 import { type InspectorTarget, MAX_RESPONSE_BYTES } from '../target.js';
 import { createClientTarget } from './client.js';
@@ -41,7 +42,6 @@ async function liteTarget(
   let transport: Transport = fetchTransport(base);
   if (oauth && !headers.authorization) {
     const { OAuthSession } = await import('../../client/oauth-session.js');
-    const { oauthServer } = await import('../../client/detect.js');
     const session = new OAuthSession(oauthServer(oauth.resource ?? base), oauth);
     transport = fetchTransport(
       base,
