@@ -236,9 +236,10 @@ export function exitOnSigterm(running, then = async () => {}) {
 
 /**
  * The bare node:http JSON-RPC echo (bench/baseline-http.js), as a load contender: it answers `body`'s arguments
- * as `content`, with no validation, routing or metadata.
+ * as `content`, with no validation, routing or metadata. `headers` are the request's: give it the headers the
+ * contender it is compared with receives (MCP's routing headers, say), so that both parse the same request.
  */
-export async function startHttpBaseline(body) {
+export async function startHttpBaseline(body, headers = JSON_HEADERS) {
   const { child, match } = await startChild(
     [join(ROOT, 'bench/baseline-http.js')],
     /baseline listening on (\S+)/,
@@ -247,7 +248,7 @@ export async function startHttpBaseline(body) {
     name: 'node:http baseline',
     child,
     url: match,
-    headers: { 'content-type': 'application/json' },
+    headers,
     body,
     check: (reply) => reply.result?.content?.message === 'hello',
     runs: [],

@@ -10,17 +10,16 @@ export {
   toNodeListener,
   type UpgradeHandler,
 } from './adapters/node.js';
+export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio/index.js';
+export { createMcpWsBinding, type McpWsOptions } from './bindings/mcp/ws/index.js';
 export {
   type McpLiteStdioOptions,
   type McpLiteStdioServer,
   serveMcpLiteStdio,
-} from './bindings/http/stdio.js';
-export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio.js';
+} from './bindings/mcp-lite/stdio/index.js';
 export {
   createMcpLiteWsBinding,
-  createMcpWsBinding,
   type McpLiteWsOptions,
-  type McpWsOptions,
   type WsEndpoint,
-} from './bindings/ws/index.js';
+} from './bindings/mcp-lite/ws/index.js';
 export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';

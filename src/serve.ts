@@ -5,22 +5,21 @@ import { Readiness } from './bindings/common/health.js';
 import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
 import { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
-import { normaliseBase } from './bindings/http/base-path.js';
-import { createHttpBinding, type HttpBindingOptions } from './bindings/http/index.js';
 import { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
 import {
   createLegacySseBinding,
   type LegacySseHandler,
   type LegacySseOptions,
-} from './bindings/mcp/legacy-sse.js';
-import { createWebtoolsBinding } from './bindings/webtools/index.js';
+} from './bindings/mcp/legacy-sse/index.js';
+import { createMcpWsBinding, type McpWsOptions } from './bindings/mcp/ws/index.js';
+import { normaliseBase } from './bindings/mcp-lite/http/base-path.js';
+import { createHttpBinding, type HttpBindingOptions } from './bindings/mcp-lite/http/index.js';
 import {
   createMcpLiteWsBinding,
-  createMcpWsBinding,
   type McpLiteWsOptions,
-  type McpWsOptions,
   type WsEndpoint,
-} from './bindings/ws/index.js';
+} from './bindings/mcp-lite/ws/index.js';
+import { createWebtoolsBinding } from './bindings/webtools/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import type { SessionStateStore } from './core/session-state.js';

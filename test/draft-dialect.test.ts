@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { serveStdio } from '../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../src/bindings/mcp/stdio/index.js';
 import type { ToolServer } from '../src/index.js';
 import {
   aborted,

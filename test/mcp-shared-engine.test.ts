@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { listenNode, type NodeListening } from '../src/adapters/node.js';
 import { composeHandlers } from '../src/bindings/common/compose.js';
 import { createMcpBinding } from '../src/bindings/mcp/index.js';
-import { createLegacySseBinding } from '../src/bindings/mcp/legacy-sse.js';
+import { createLegacySseBinding } from '../src/bindings/mcp/legacy-sse/index.js';
 import { createServer } from '../src/index.js';
 
 let listening: NodeListening | undefined;

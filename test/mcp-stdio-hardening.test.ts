@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveStdio } from '../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../src/create-server.js';
 import { jsonLines } from './support/json-lines.js';
 

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echo } from '../examples/demo/echo.js';
-import { serveMcpLiteStdio } from '../src/bindings/http/stdio.js';
+import { serveMcpLiteStdio } from '../src/bindings/mcp-lite/stdio/index.js';
 import { McpLiteError } from '../src/core/errors.js';
 import type { PromiseRecord, Settlement } from '../src/core/promises/store.js';
 import { createServer, MemoryPromiseStore } from '../src/index.js';

@@ -19,7 +19,7 @@ import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer } from '../sup
 const LOAD = loadSettings();
 
 /** The issue's targets: at least this fraction of the baseline, at least this multiple of the official SDK. */
-const TARGET_BASELINE = 0.7;
+const TARGET_BASELINE = 0.8;
 const TARGET_SDK = 10;
 
 const ARGUMENTS = { message: 'hello', repeat: 2 };
@@ -33,6 +33,14 @@ const STATELESS_CALL = JSON.stringify({
   method: 'tools/call',
   params: { name: 'echo', arguments: ARGUMENTS, _meta: META },
 });
+/** The headers a 2026-07-28 client sends with a stateless tools/call (SEP-2243's routing headers among them). */
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'echo',
+};
 const SDK_CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -46,7 +54,8 @@ export default async function run() {
   const contenders = await measureContenders(
     [
       startMcplite,
-      () => startHttpBaseline(STATELESS_CALL),
+      // The same request, routing headers included: node:http parses every header line of it either way.
+      () => startHttpBaseline(STATELESS_CALL, MCP_HEADERS),
       () => startSdkServer('official SDK stateless', SDK_CALL),
     ],
     LOAD,
@@ -84,13 +93,7 @@ async function startMcplite() {
     name: 'mcplite /mcp',
     child,
     url: `${match}/mcp`,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'echo',
-    },
+    headers: MCP_HEADERS,
     body: STATELESS_CALL,
     check: (reply) =>
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',

@@ -2,12 +2,15 @@
 // with tracing on (the real SDK registered before the server starts, bench/otel-noop-sdk.js: every call a
 // sampled SERVER span, batched to a no-op exporter, and the duration histogram) against the same server with no
 // SDK, in the same run, paired rounds in alternating order (bench/load.js). Target: at least 0.85x.
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import {
   allClean,
   describeLoad,
   loadSettings,
+  meanOfDefined,
   meanRps,
   measureContenders,
   pairedRatio,
@@ -33,6 +36,20 @@ export default async function run() {
   printTable(contenders, plain);
   const ratio = pairedRatio(traced, plain);
   printRatio('tracing on/off', ratio);
+  const floor = await sdkFloor();
+  const cpuOn = meanOfDefined(traced.runs, 'cpuMicrosPerRequest');
+  const cpuOff = meanOfDefined(plain.runs, 'cpuMicrosPerRequest');
+  let ceiling;
+  if (cpuOn !== undefined && cpuOff !== undefined) {
+    const sdk = floor.span + floor.histogram;
+    ceiling = cpuOff / (cpuOff + sdk);
+    console.log(
+      `the SDK alone: ${floor.span.toFixed(1)} µs a span, ${floor.histogram.toFixed(1)} µs a histogram record ` +
+        `(bench/otel-floor.js); on ${cpuOff.toFixed(1)} µs of CPU a request, no instrumentation on this SDK ` +
+        `can keep more than ${ceiling.toFixed(2)}x; mcplite's tracing beyond the SDK: ` +
+        `${(cpuOn - cpuOff - sdk).toFixed(1)} µs a request`,
+    );
+  }
   const clean = allClean(contenders);
   const met = clean && ratio.median >= TARGET_RATIO;
   console.log(
@@ -43,9 +60,20 @@ export default async function run() {
     ok: met,
     summary: [
       `otel tracing on: ${fmt(meanRps(traced))} req/s, ${ratio.median.toFixed(2)}x tracing off ` +
-        `(${fmt(meanRps(plain))} req/s; median of ${ratio.perRound.length} paired rounds)`,
+        `(${fmt(meanRps(plain))} req/s; median of ${ratio.perRound.length} paired rounds)` +
+        (ceiling === undefined ? '' : `; the SDK's own cost caps it at ${ceiling.toFixed(2)}x`),
     ],
   };
+}
+
+/** The SDK's own CPU cost of a span and of a histogram record (µs), measured in a child with the same preload. */
+async function sdkFloor() {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [PRELOAD, join(ROOT, 'bench/otel-floor.js')],
+    { cwd: ROOT },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop());
 }
 
 async function startTraced() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHttpBinding } from '../bindings/http/index.js';
+import { createHttpBinding } from '../bindings/mcp-lite/http/index.js';
 import { silentLogger } from '../core/logger.js';
 import { defineTool } from '../core/tool.js';
 import { createServer } from '../create-server.js';

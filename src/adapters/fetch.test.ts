@@ -13,7 +13,7 @@ import {
   readSse,
   waitFor,
 } from '../../test/support/http-harness.js';
-import { createHttpBinding } from '../bindings/http/index.js';
+import { createHttpBinding } from '../bindings/mcp-lite/http/index.js';
 import { createServer, defineTool } from '../index.js';
 import { toFetchHandler } from './fetch.js';
 

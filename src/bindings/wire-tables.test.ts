@@ -7,14 +7,8 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { fromJsonRpcError } from '../client/wire-errors.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
-import { DRAFT_INVALID_PARAMS, DRAFT_JSON_RPC_CODE, draftError } from './draft-dialect/wire.js';
 import { GRPC_STATUS, toGrpcError } from './grpc/wire.js';
-import {
-  HTTP_STATUS as LITE_HTTP_STATUS,
-  JSON_RPC_CODE as LITE_JSON_RPC_CODE,
-  MESSAGE_HTTP_STATUS,
-  toRpcError,
-} from './http/wire.js';
+import { DRAFT_INVALID_PARAMS, DRAFT_JSON_RPC_CODE, draftError } from './mcp/draft-dialect/wire.js';
 import {
   httpStatusOf,
   HTTP_STATUS as MCP_HTTP_STATUS,
@@ -23,6 +17,12 @@ import {
   STATELESS_JSON_RPC_CODE,
   toMcpError,
 } from './mcp/wire.js';
+import {
+  HTTP_STATUS as LITE_HTTP_STATUS,
+  JSON_RPC_CODE as LITE_JSON_RPC_CODE,
+  MESSAGE_HTTP_STATUS,
+  toRpcError,
+} from './mcp-lite/wire.js';
 import { errorEnvelope, WEBTOOLS_ERRORS, webtoolsErrorOf } from './webtools/wire.js';
 
 /** A protocol-level JSON-RPC code: an integer at or below -32000 (-32800, cancelled, is LSP's, as MCP uses it). */

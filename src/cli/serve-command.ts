@@ -327,10 +327,10 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
 /** MCP (or MCP-lite) over stdio until the client closes stdin; resolves never (the process exits). */
 async function runStdio(server: ToolServer, mcpLite: boolean): Promise<never> {
   if (mcpLite) {
-    const { serveMcpLiteStdio } = await import('../bindings/http/stdio.js');
+    const { serveMcpLiteStdio } = await import('../bindings/mcp-lite/stdio/index.js');
     await serveMcpLiteStdio(server).closed;
   } else {
-    const { serveStdio } = await import('../bindings/mcp/stdio.js');
+    const { serveStdio } = await import('../bindings/mcp/stdio/index.js');
     await serveStdio(server).closed;
   }
   await server.close();

@@ -12,8 +12,9 @@ import type { ConnectOptions } from './types.js';
 /**
  * A server in this process, spoken to without a socket: `connect(server)`, for tests. The client is the same
  * one every target gets (the official SDK's MCP client, so elicitation, progress, promises and errors behave as
- * over `/mcp`), linked by the SDK's `InMemoryTransport` to one MCP connection of the server, the framing stdio
- * and WebSocket use (`bindings/mcp/connection.ts`). Closing the client closes the connection.
+ * over `/mcp`), linked by the SDK's `InMemoryTransport` to one MCP connection of the server, as stdio and
+ * WebSocket make them (`bindings/mcp/connection.ts`, on `bindings/common/json-rpc-connection.ts`). Closing the
+ * client closes the connection.
  */
 export async function inMemoryTransport(
   server: ToolServer,

@@ -32,7 +32,7 @@ export interface SessionRecord {
   lastSeen: number;
   /**
    * The message dialect its client speaks, when not MCP's own (`draft-seed`: the detailed draft spec's shapes, see
-   * bindings/draft-dialect); absent for MCP. One of `SESSION_DIALECTS`: a store drops any other value it reads.
+   * bindings/mcp/draft-dialect); absent for MCP. One of `SESSION_DIALECTS`: a store drops any other value it reads.
    */
   dialect?: SessionDialect;
 }

@@ -6,8 +6,8 @@
  */
 import { toFetchHandler } from '../../src/adapters/fetch.js';
 import { composeHandlers } from '../../src/bindings/common/compose.js';
-import { createHttpBinding } from '../../src/bindings/http/index.js';
 import { createMcpBinding } from '../../src/bindings/mcp/index.js';
+import { createHttpBinding } from '../../src/bindings/mcp-lite/http/index.js';
 import { createWebtoolsBinding } from '../../src/bindings/webtools/index.js';
 import { elicit } from '../../src/core/outcomes.js';
 import { defineTool } from '../../src/core/tool.js';

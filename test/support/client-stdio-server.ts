@@ -1,5 +1,5 @@
 /** The client fixture served over MCP stdio (`node --import tsx test/support/client-stdio-server.ts`). */
-import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 import { clientTools } from './client-fixture.js';
 

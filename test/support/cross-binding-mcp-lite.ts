@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { createParser } from 'eventsource-parser';
 import { expect } from 'vitest';
-import { serveMcpLiteStdio } from '../../src/bindings/http/stdio.js';
+import { serveMcpLiteStdio } from '../../src/bindings/mcp-lite/stdio/index.js';
 import {
   type BindingAdapter,
   type ErrorClass,

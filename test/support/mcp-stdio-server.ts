@@ -3,7 +3,7 @@
  * Logs go to stderr; stdout carries only protocol messages.
  */
 import { serverOptions, tools } from '../../examples/demo/index.js';
-import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
 const server = createServer({ ...serverOptions, tools });

@@ -4,7 +4,7 @@
  * it to fetch does), `big` answers with `bytes` characters (to fill the pipe). `MCPLITE_MAX_LINE_BYTES` sets the
  * line limit. Node prints a MaxListenersExceededWarning on stderr when listeners pile up on one signal or stream.
  */
-import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
 const server = createServer({

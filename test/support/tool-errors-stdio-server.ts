@@ -2,7 +2,7 @@
  * The tool-errors fixture served over MCP stdio (`node --import tsx test/support/tool-errors-stdio-server.ts`),
  * for test/mcp-tool-errors.test.ts. stdout carries only protocol messages.
  */
-import { serveStdio } from '../../src/bindings/mcp/stdio.js';
+import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 import { silentLogger } from '../../src/index.js';
 import { toolErrorTools } from './tool-errors-fixture.js';

@@ -1,6 +1,6 @@
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest } from '../../core/http.js';
-import { HTTP_STATUS, rpcErrorMessage } from '../http/wire.js';
+import { HTTP_STATUS, rpcErrorMessage } from '../mcp-lite/wire.js';
 
 /** Which Host and Origin headers a server bound to a local address accepts (DNS-rebinding protection). */
 export interface HostGuardOptions {

@@ -1,3 +1,4 @@
+import { fromBase64, toBase64Url } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
@@ -8,7 +9,6 @@ import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
 import { LOG_LEVELS } from './log-levels.js';
 import { type McpNativePrompt, type McpNativeTool, nativeContext } from './native.js';
-import { paginate } from './pagination.js';
 import { META, negotiateHandshake, STATELESS_REVISION } from './revisions.js';
 import type { TaskOptions, TaskRegistry } from './tasks.js';
 import { ToolCalls } from './tool-call.js';
@@ -339,4 +339,26 @@ export class McpEngine {
 function methodNotFound(method: string): McpLiteError {
   const name = echoName(method);
   return new McpLiteError('method_not_found', `Method not found: ${name}`, { method: name });
+}
+
+/** Cursor pagination over a cached list: opaque base64url offsets. */
+function paginate<T>(
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+): { page: readonly T[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined && cursor !== null) {
+    const m =
+      typeof cursor === 'string' ? /^o:(\d{1,9})$/.exec(new TextDecoder().decode(fromBase64(cursor))) : null;
+    const n = m ? Number(m[1]) : Number.NaN;
+    if (!Number.isInteger(n) || n > items.length) {
+      throw new McpLiteError('invalid_params', 'Invalid params: unknown cursor');
+    }
+    start = n;
+  }
+  if (start === 0 && items.length <= pageSize) return { page: items };
+  const end = Math.min(items.length, start + pageSize);
+  const page = items.slice(start, end);
+  return end < items.length ? { page, nextCursor: toBase64Url(`o:${end}`) } : { page };
 }

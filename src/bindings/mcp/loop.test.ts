@@ -10,7 +10,7 @@ import { ToolServer } from '../../core/server.js';
 import { type RunningServer, serve } from '../../node.js';
 import type { McpNativeTool } from './native.js';
 import { DEFAULT_REVISION } from './revisions.js';
-import { serveStdio } from './stdio.js';
+import { serveStdio } from './stdio/index.js';
 
 /** A real tool server that remembers the peer address of every call core received. */
 class RecordingServer extends ToolServer {

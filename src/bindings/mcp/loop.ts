@@ -3,6 +3,7 @@ import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js'
 import type { Logger } from '../../core/logger.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
+import { errorHeaders } from '../common/http-reply.js';
 import {
   errorMessage,
   idOf,
@@ -12,7 +13,6 @@ import {
   type JsonRpcRequest,
   validateRequest,
 } from '../common/jsonrpc.js';
-import { errorHeaders } from '../common/retry-after.js';
 import type { Initialized, McpEngine } from './engine.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
 import { BATCH_REVISIONS, checkStateless, DEFAULT_REVISION, isHandshakeRevision, META } from './revisions.js';
@@ -78,8 +78,9 @@ interface Sink {
 }
 
 /**
- * The JSON-RPC message loop of MCP, shared by Streamable HTTP (`index.ts`) and stdio (`stdio.ts`), which keep only
- * their framing. For each message: route a response to the server request it answers, validate, hand
+ * The JSON-RPC message loop of MCP, shared by Streamable HTTP (`streamable-http/index.ts`) and every transport
+ * whose connection is one session (`connection.ts`: stdio, WebSocket, legacy HTTP+SSE), which keep only their
+ * framing. For each message: route a response to the server request it answers, validate, hand
  * notifications to the engine, answer `initialize`, tell the stateless revision (2026-07-28) from the handshake
  * revisions, make the exchange through the framing and run the request on the engine. Batches are answered as one
  * JSON array where the revision allows them.

@@ -10,13 +10,11 @@ import { closestName } from '../../core/suggest.js';
 import { REDEEM_TOOL } from '../../core/system-tools.js';
 import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
 import { admitThen } from '../common/admit.js';
-import { BindingCall } from '../common/binding-call.js';
-import { BindingCaller } from '../common/binding-caller.js';
+import { BindingCall, BindingCaller } from '../common/binding-call.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
-import { jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
+import { errorHeaders, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
-import { errorHeaders } from '../common/retry-after.js';
-import { type FinalEvents, sseEvent, streamCall } from '../http/sse.js';
+import { type FinalEvents, sseEvent, streamCall } from '../mcp-lite/http/sse.js';
 import { errorEnvelope, toWebtoolsReply, webtoolsErrorOf } from './wire.js';
 
 /** Options of the Webtools binding. */

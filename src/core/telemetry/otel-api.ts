@@ -1,4 +1,5 @@
 import type * as OtelApi from '@opentelemetry/api';
+import { SCOPE } from './conventions.js';
 
 /** The OpenTelemetry API module, as this library uses it (an optional peer dependency). */
 export type Otel = typeof OtelApi;
@@ -53,15 +54,36 @@ export function otelNow(): Otel | undefined {
   }
 }
 
+/** The tracer provider the SDK registered (the global proxy's delegate), or undefined while none is. */
+function registeredProvider(module: Otel): OtelApi.TracerProvider | undefined {
+  const provider = module.trace.getTracerProvider() as OtelApi.TracerProvider & {
+    getDelegate?: () => OtelApi.TracerProvider;
+  };
+  const delegate = provider.getDelegate ? provider.getDelegate() : provider;
+  return delegate === noopTracerProvider ? undefined : delegate;
+}
+
 /**
  * The API when an SDK registered a tracer provider, else undefined: the check each operation makes (a few
  * property reads), so that tracing costs nothing while no SDK is registered.
  */
 export function activeTracing(): Otel | undefined {
+  return api !== undefined && registeredProvider(api) !== undefined ? api : undefined;
+}
+
+let tracerOf: { provider: OtelApi.TracerProvider; tracer: OtelApi.Tracer } | undefined;
+
+/**
+ * The `mcplite` tracer of the provider registered now, or undefined while none is. Asked of the provider once
+ * per provider rather than once per operation (the API's `getTracer` walks the proxy and the SDK's tracer map);
+ * a provider registered later (tests swap them) gets its own.
+ */
+export function activeTracer(): OtelApi.Tracer | undefined {
   if (api === undefined) return undefined;
-  const provider = api.trace.getTracerProvider() as { getDelegate?: () => unknown };
-  const delegate = provider.getDelegate ? provider.getDelegate() : provider;
-  return delegate === noopTracerProvider ? undefined : api;
+  const provider = registeredProvider(api);
+  if (provider === undefined) return undefined;
+  if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(SCOPE) };
+  return tracerOf.tracer;
 }
 
 /** The API once loaded (undefined before, or when the package is absent). */

@@ -1,0 +1,222 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from '../../core/logger.js';
+import type { ConnectionPeer, JsonRpcConnection } from './json-rpc-connection.js';
+
+/**
+ * The one stdio framing of JSON-RPC, for MCP and MCP-lite alike: one message (or batch) per line in each direction,
+ * the process's stdin and stdout one connection (`json-rpc-connection.ts`). A line is bounded while it is read: one
+ * over the limit is answered `payload_too_large` with no id as soon as it passes the limit, skipped to its end, and
+ * reading carries on. Answers are written in order, waiting for 'drain' when the pipe is full; a client that stops
+ * reading stdout is cut off once `maxBufferedBytes` wait for it, rather than buffered for without bound.
+ */
+
+/** Options of a stdio server, whichever protocol it speaks. */
+export interface StdioFramingOptions {
+  /** Where messages come from. Default `process.stdin`. */
+  input?: Readable;
+  /** Where answers go. Default `process.stdout` (so logs must go to stderr). */
+  output?: Writable;
+  /** Longest accepted line in bytes, checked while reading. Default 4 MiB. */
+  maxLineBytes?: number;
+  /**
+   * Most bytes of answers waiting for the client to read them: a client that stops reading stdout reaches it,
+   * and the server stops (rather than buffering without bound). Default 64 MiB.
+   */
+  maxBufferedBytes?: number;
+}
+
+/** A running stdio server. */
+export interface StdioSession {
+  /**
+   * Resolves once the session has ended (the input ended and the running requests answered, the draft's `exit`,
+   * `close()`, or a client that stopped reading) and what was written has gone out.
+   */
+  readonly closed: Promise<void>;
+  /** Stops reading and aborts what runs. */
+  close(): void;
+}
+
+const DONE = Promise.resolve();
+
+/**
+ * Serves one connection over stdio lines: `open` makes the protocol's connection over the line peer. The client
+ * closing stdin ends the session once the requests running then have answered.
+ */
+export function serveLines(
+  logger: Logger,
+  options: StdioFramingOptions,
+  open: (peer: ConnectionPeer) => JsonRpcConnection,
+): StdioSession {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024;
+  const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let closing = false;
+  let ended = false;
+  // Lines waiting behind a full pipe (in `writing`), their size, and whether the last write is waiting for 'drain'.
+  let writing: Promise<void> = DONE;
+  let queued = 0;
+  let queuedBytes = 0;
+  let blocked = false;
+
+  /** Resolves once `output` has room again (or is gone), leaving no listener behind. */
+  const drained = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const go = () => {
+        output.off('drain', go);
+        output.off('close', go);
+        blocked = false;
+        resolve();
+      };
+      blocked = true;
+      output.on('drain', go);
+      output.on('close', go);
+    });
+
+  /** Writes one line now when nothing waits before it, else after what does; resolves once it is written out. */
+  const write = (line: string): Promise<void> => {
+    if (ended || output.destroyed) return DONE;
+    if (queued === 0 && !blocked) {
+      if (output.write(`${line}\n`)) return DONE;
+      writing = drained();
+      return writing;
+    }
+    queued++;
+    queuedBytes += line.length;
+    if (queuedBytes + output.writableLength > maxBuffered) {
+      logger.warn({ buffered: queuedBytes + output.writableLength }, 'stdout is not being read: stopping');
+      close(false);
+      return DONE;
+    }
+    writing = writing.then(() => {
+      queued--;
+      queuedBytes -= line.length;
+      if (ended || output.destroyed || output.write(`${line}\n`)) return;
+      return drained();
+    });
+    return writing;
+  };
+
+  const connection = open({
+    write,
+    end: () => close(),
+    principal: undefined,
+    remoteAddress: undefined,
+  });
+  // An output that fails (the client went away) ends the session like a closed input.
+  const onOutputError = () => close(false);
+  output.on('error', onOutputError);
+  const stopReading = readLines(input, maxLine, {
+    line(bytes) {
+      if (!isBlank(bytes)) connection.receiveBytes(bytes);
+    },
+    oversized: (limit) => connection.oversized(limit),
+    // The client closing stdin ends the session; what is already running may still answer.
+    end: () => void connection.idle().then(() => close()),
+  });
+
+  /** Ends the session; `flush`: once what was written has reached the client (not for one that stopped reading). */
+  function close(flush = true): void {
+    if (closing) return;
+    closing = true;
+    stopReading();
+    connection.close();
+    if (!flush) {
+      ended = true;
+      resolveClosed();
+      return;
+    }
+    void writing.then(() => {
+      ended = true;
+      if (output.writableLength === 0 || output.destroyed) return resolveClosed();
+      // An empty write's callback comes once every earlier write has gone out (or failed): 'drain' would only
+      // come if a write had found the buffer full.
+      output.write('', () => resolveClosed());
+    });
+  }
+
+  return { closed, close: () => close() };
+}
+
+/** Whether a line is empty or only white space (skipped, never answered). */
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
+  return true;
+}
+
+/** What a line reader reports. */
+interface LineHandlers {
+  /** One complete line, without its `\n` (nor a `\r` before it). */
+  line(bytes: Buffer): void;
+  /** A line passed the limit: it is skipped up to its end, and this is called once for it. */
+  oversized(limit: number): void;
+  /** The input ended (after the last line). */
+  end(): void;
+}
+
+/**
+ * Splits a stream into `\n`-terminated lines, checking the size limit while it reads: a line longer than
+ * `maxLineBytes` is never held whole (what came of it is dropped, the rest skipped up to its end), unlike
+ * readline, which buffers a line of any length before anyone can look at it. A last line without `\n` counts.
+ * Returns a function that stops reading.
+ */
+function readLines(input: Readable, maxLineBytes: number, handlers: LineHandlers): () => void {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let skipping = false;
+  let ended = false;
+
+  const emit = (tail: Buffer) => {
+    if (skipping) {
+      skipping = false;
+      return;
+    }
+    let line = parts.length === 0 ? tail : Buffer.concat([...parts, tail], size + tail.length);
+    parts = [];
+    size = 0;
+    if (line.length > 0 && line[line.length - 1] === 13 /* \r */) line = line.subarray(0, line.length - 1);
+    if (line.length > maxLineBytes) handlers.oversized(maxLineBytes);
+    else handlers.line(line);
+  };
+  const onData = (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
+      emit(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start >= chunk.length || skipping) return;
+    const rest = chunk.subarray(start);
+    // One byte of slack for a `\r` that a `\n` in the next chunk may turn out to end the line with.
+    if (size + rest.length > maxLineBytes + 1) {
+      parts = [];
+      size = 0;
+      skipping = true;
+      handlers.oversized(maxLineBytes);
+      return;
+    }
+    parts.push(rest);
+    size += rest.length;
+  };
+  const onEnd = () => {
+    if (ended) return;
+    ended = true;
+    if (size > 0) emit(Buffer.alloc(0));
+    handlers.end();
+  };
+  input.on('data', onData);
+  input.once('end', onEnd);
+  input.once('close', onEnd);
+  // A broken input ends the lines like a closed one (and must not be an unhandled 'error').
+  input.on('error', onEnd);
+  return () => {
+    input.off('data', onData);
+    input.off('end', onEnd);
+    input.off('close', onEnd);
+    input.off('error', onEnd);
+    input.pause();
+  };
+}

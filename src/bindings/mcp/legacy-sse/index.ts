@@ -1,0 +1,248 @@
+import type { Principal } from '../../../core/auth.js';
+import { McpLiteError, toMcpLiteError } from '../../../core/errors.js';
+import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../core/http.js';
+import type { ToolServer } from '../../../core/server.js';
+import type { SessionStateStore } from '../../../core/session-state.js';
+import { MemorySessionStore } from '../../../stores/memory-sessions.js';
+import { AsyncQueue } from '../../common/async-queue.js';
+import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
+import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
+import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
+import { errorMessage } from '../../common/jsonrpc.js';
+import { openMcpConnection } from '../connection.js';
+import { type EngineOptions, McpEngine } from '../engine.js';
+import { taskRegistryFor } from '../tasks.js';
+import { HTTP_STATUS, toMcpError } from '../wire.js';
+
+/** Options of the legacy HTTP+SSE transport (MCP 2024-11-05). */
+export interface LegacySseOptions extends EngineOptions {
+  /** Where a client opens its stream. Default `/sse`. */
+  ssePath?: string;
+  /** Where a client posts its messages (`?sessionId=…`). Default `/messages`. */
+  messagesPath?: string;
+  /** Largest accepted message in bytes. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** Most open streams in all. Default 1000. */
+  maxSessions?: number;
+  /** Most open streams per caller (`callerKey`: the principal, else the address). Default 16. */
+  maxSessionsPerCaller?: number;
+  /** Most messages waiting for a client that stopped reading its stream; past it the stream is ended. Default 1024. */
+  maxQueuedMessages?: number;
+  /**
+   * Most bytes of messages waiting for a client that stopped reading its stream (beyond the one its connection
+   * is sending); past it the stream is ended and what waited is dropped. Default 1 MiB.
+   */
+  maxQueuedBytes?: number;
+  /** Idle time after which the stream gets an SSE comment, in ms. Default 15 000. */
+  keepAliveMs?: number;
+  /** How long to wait for the client's answer to a server request (elicitation). Default 5 minutes. */
+  serverRequestTimeoutMs?: number;
+  /**
+   * Where the sessions are known and counted (kind `sse`, bounded by `maxSessions` and `maxSessionsPerCaller`
+   * across every replica sharing it). Default: a memory store of this binding. With a shared store (Redis) a
+   * client's POST may land on any replica: it is carried to the replica holding the stream. The binding does not
+   * close a store it was given.
+   */
+  sessionStore?: SessionStateStore;
+}
+
+/** The legacy transport as a neutral handler, plus what a host needs to shut it down. */
+export interface LegacySseHandler extends NeutralHandler {
+  /** Ends every stream. */
+  close(): void;
+  /** Open streams. */
+  readonly sessions: number;
+}
+
+interface LegacySession {
+  connection: JsonRpcConnection;
+  /** Ends the stream (and the session). */
+  end: () => void;
+}
+
+/**
+ * MCP's HTTP+SSE transport of the 2024-11-05 revision, still what many deployed clients speak: `GET /sse` opens
+ * the stream and sends the `endpoint` event (`/messages?sessionId=…`), `POST /messages?sessionId=…` carries the
+ * client's messages (202), and every answer, notification and server request goes down the stream. Each stream is
+ * one session of the MCP JSON-RPC loop (`../connection.ts`, as stdio and WebSocket). Streams are bounded in all and
+ * per caller, a stream's session belongs to the principal that opened it, and a client that stops reading is cut
+ * off rather than buffered for. The sessions are known to the binding's store (`sessionStore`): a POST that lands
+ * on another replica sharing it is carried to the stream's replica (a `SessionMessage` of type `inbound`).
+ */
+export function createLegacySseBinding(server: ToolServer, options: LegacySseOptions = {}): LegacySseHandler {
+  const ssePath = options.ssePath ?? '/sse';
+  const messagesPath = options.messagesPath ?? '/messages';
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 1000;
+  const maxPerCaller = options.maxSessionsPerCaller ?? 16;
+  const maxQueued = options.maxQueuedMessages ?? 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
+  const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
+  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
+  // The streams open in this process.
+  const sessions = new Map<string, LegacySession>();
+
+  const handler = ((request: NeutralRequest) => {
+    if (request.path === ssePath) return withCaller(request, open);
+    if (request.path === messagesPath) return withCaller(request, post);
+    return undefined;
+  }) as LegacySseHandler;
+  handler.close = () => {
+    for (const s of [...sessions.values()]) s.end();
+    if (!options.sessionStore) void store.close();
+  };
+  Object.defineProperty(handler, 'sessions', { get: () => sessions.size });
+  return handler;
+
+  function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
+    const e = toMcpLiteError(err);
+    return jsonHttpResponse(
+      HTTP_STATUS[e.code],
+      errorMessage(null, toMcpError(e, false)),
+      errorHeaders(e, headers),
+    );
+  }
+
+  async function withCaller(
+    request: NeutralRequest,
+    next: (
+      request: NeutralRequest,
+      principal: Principal | undefined,
+    ) => NeutralResponse | Promise<NeutralResponse>,
+  ): Promise<NeutralResponse> {
+    let principal: Principal | undefined;
+    try {
+      principal = await server.authenticateCaller(request.headers);
+    } catch (err) {
+      return fail(err);
+    }
+    try {
+      return await next(request, principal);
+    } catch (err) {
+      return fail(err);
+    }
+  }
+
+  async function open(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+    if (request.method !== 'GET') {
+      const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use GET`);
+      return fail(e, { allow: 'GET' });
+    }
+    const key = server.callerKey({ principal, remoteAddress: request.remoteAddress });
+    const id = await createSession(key);
+    const queue = new AsyncQueue<string>();
+    let ended = false;
+    let stopListening: (() => void) | undefined;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepAlive);
+      clearInterval(touch);
+      sessions.delete(id);
+      stopListening?.();
+      store.delete(id).catch(() => {});
+      connection.close();
+      queue.end();
+    };
+    // What waits for the client in `queue`, in UTF-16 units: a bound, so the string length is near enough.
+    let queuedBytes = 0;
+    // Aborted when the client is cut off: the adapter drops the connection and what it still held.
+    const abandoned = new AbortController();
+    const push = (chunk: string): Promise<void> => {
+      if (ended) return Promise.resolve();
+      if (queue.pending >= maxQueued || queuedBytes >= maxQueuedBytes) {
+        server.logger.warn({ caller: key }, 'SSE client is not reading: session ended');
+        abandoned.abort();
+        end();
+        // Stopping the consumer drops what waited: ending alone would keep it for a reader that never comes.
+        void queue[Symbol.asyncIterator]().return?.();
+        return Promise.resolve();
+      }
+      queuedBytes += chunk.length;
+      return queue.push(chunk).then(() => {
+        queuedBytes -= chunk.length;
+      });
+    };
+    const connection = openMcpConnection(
+      server,
+      engine,
+      {
+        write: (message) => push(`event: message\ndata: ${message}\n\n`),
+        end,
+        principal,
+        remoteAddress: request.remoteAddress,
+        headers: request.headers,
+      },
+      { binding: 'mcp-sse', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
+    );
+    sessions.set(id, { connection, end });
+    // Messages posted to another replica come here; an open stream keeps its session in use there too.
+    const listening = store.listen(id, (m) => {
+      if (m.type === 'inbound') connection.receive(m.body);
+      else if (m.type === 'closed') end();
+    });
+    listening.then(
+      (stop) => {
+        if (ended) stop();
+        else stopListening = stop;
+      },
+      () => end(),
+    );
+    const idleMs = store.bounds.idleMs;
+    const touch = Number.isFinite(idleMs)
+      ? setInterval(() => store.touch(id).catch(() => {}), Math.max(10, Math.min(60_000, idleMs / 3)))
+      : undefined;
+    touch?.unref();
+    const keepAlive = setInterval(() => {
+      if (queue.pending === 0) void push(': keep-alive\n\n');
+    }, keepAliveMs);
+    keepAlive.unref();
+    queue.onConsumerGone(end);
+    request.signal.addEventListener('abort', end, { once: true });
+    void push(`event: endpoint\ndata: ${messagesPath}?sessionId=${id}\n\n`);
+    return { status: 200, headers: { ...SSE_HEADERS }, body: queue, abandoned: abandoned.signal };
+  }
+
+  async function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
+    if (request.method !== 'POST') {
+      const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
+      return fail(e, { allow: 'POST' });
+    }
+    const id = new URLSearchParams(request.query ?? '').get('sessionId');
+    // Another principal's session is as unknown as one that never was.
+    const caller = server.callerKey({ principal, remoteAddress: request.remoteAddress });
+    const record = id === null ? undefined : await store.get(id, caller);
+    if (!record || id === null) {
+      throw new McpLiteError('session_not_found', 'Session not found: open a stream with GET first');
+    }
+    assertJsonBodyHeaders(request.headers);
+    const body = parseJsonBody(await request.readBody(maxBody));
+    const local = sessions.get(id);
+    if (local) local.connection.receive(body);
+    else await store.publish(id, { type: 'inbound', body });
+    return accepted();
+  }
+
+  /** Makes the session of a new stream, in the store's count of legacy sessions (the legacy wording on refusal). */
+  async function createSession(owner: string): Promise<string> {
+    try {
+      const record = await store.create(
+        { kind: 'sse', owner, revision: '2024-11-05', clientCapabilities: {}, clientInfo: {} },
+        counts,
+      );
+      return record.id;
+    } catch (err) {
+      if (!(err instanceof McpLiteError) || err.code !== 'resource_exhausted') throw err;
+      if (err.data?.scope === 'caller') {
+        throw new McpLiteError(
+          'resource_exhausted',
+          `Too many open SSE sessions for this caller (at most ${maxPerCaller}): close some first`,
+          { limit: maxPerCaller },
+        );
+      }
+      throw new McpLiteError('resource_exhausted', `Too many open SSE sessions (at most ${maxSessions})`);
+    }
+  }
+}
