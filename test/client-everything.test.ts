@@ -3,7 +3,7 @@
  * (built on the official SDK, handshake revisions only), over stdio and over Streamable HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, connect, type Outcome } from '../src/client/index.js';
+import { type CallOutcome, type Client, connect } from '../src/client/index.js';
 import { EVERYTHING, startEverythingHttp } from './support/everything.js';
 
 const targets: Array<{ name: string; open: () => Promise<{ client: Client; stop?: () => Promise<void> }> }> =
@@ -69,7 +69,7 @@ for (const t of targets) {
           (await client.listTools()).some((tool) => tool.name === 'trigger-elicitation-request'),
         )
         .toBe(true);
-      const first: Outcome = await client.call('trigger-elicitation-request', {});
+      const first: CallOutcome = await client.call('trigger-elicitation-request', {});
       expect(first.type).toBe('elicitation');
       if (first.type !== 'elicitation') return;
       expect(first.requestedSchema).toMatchObject({ required: ['name'] });

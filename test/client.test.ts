@@ -6,11 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type CallOutcome,
   type Client,
   type ConnectOptions,
   connect,
   McpLiteError,
-  type Outcome,
 } from '../src/client/index.js';
 import { createServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
@@ -148,7 +148,7 @@ for (const c of CASES) {
     });
 
     it('answers an elicitation through its continuation', async () => {
-      const first: Outcome = await client.call('subscribe', { topic: 'security' });
+      const first: CallOutcome = await client.call('subscribe', { topic: 'security' });
       expect(first.type).toBe('elicitation');
       if (first.type !== 'elicitation') return;
       expect(first.message).toBe('Which email should we use?');

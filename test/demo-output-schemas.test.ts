@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { type Client, checkLock, connect, createLock, type Outcome } from '../src/client/index.js';
+import { type CallOutcome, type Client, checkLock, connect, createLock } from '../src/client/index.js';
 import { callMessage, postJson, startServer, type TestServer } from './support/http-harness.js';
 
 /**
@@ -61,7 +61,7 @@ describe('demo output schemas', () => {
 const SUBSCRIBER = { email: 'ada@example.com', frequency: 'weekly' };
 
 /** The value of an answer, after answering an elicitation with SUBSCRIBER when one comes. */
-async function answerOf(outcome: Outcome): Promise<unknown> {
+async function answerOf(outcome: CallOutcome): Promise<unknown> {
   const settled = outcome.type === 'elicitation' ? await outcome.answer(SUBSCRIBER) : outcome;
   expect(settled.type, JSON.stringify(settled)).toBe('answer');
   return (settled as { value: unknown }).value;

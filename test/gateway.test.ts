@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, connect, type Outcome } from '../src/client/index.js';
+import { type CallOutcome, type Client, connect } from '../src/client/index.js';
 import { gatewayTools } from '../src/gateway/gateway-tools.js';
 import { createServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
@@ -135,7 +135,7 @@ describe('gateway in front of server-everything (stdio)', () => {
 
   it('passes an upstream elicitation through to a Webtools client and back', async () => {
     const wt = await open(`${running.url}/webtools/gateway/`);
-    const first: Outcome = await wt.call('trigger-elicitation-request', {});
+    const first: CallOutcome = await wt.call('trigger-elicitation-request', {});
     expect(first.type).toBe('elicitation');
     if (first.type !== 'elicitation') return;
     const done = await first.answer({ name: 'Katherine Johnson' });
@@ -145,7 +145,7 @@ describe('gateway in front of server-everything (stdio)', () => {
 
   it('passes an upstream elicitation through to an MCP-lite client and back', async () => {
     const lite = await open(`${running.url}/mcp-lite/v1/`);
-    const first: Outcome = await lite.call('trigger-elicitation-request', {});
+    const first: CallOutcome = await lite.call('trigger-elicitation-request', {});
     expect(first.type).toBe('elicitation');
     if (first.type !== 'elicitation') return;
     expect(first.requestedSchema).toMatchObject({ required: ['name'] });

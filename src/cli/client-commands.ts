@@ -2,12 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
   bindingOf,
+  type CallOutcome,
   type Client,
   type ConnectOptions,
   connect,
   createLock,
   McpLiteError,
-  type Outcome,
   type PromiseProgress,
 } from '../client/index.js';
 import { closestName } from '../core/suggest.js';
@@ -262,7 +262,7 @@ function connectOptions(o: TargetOptions): ConnectOptions {
 async function callAndPrint(
   o: CallFlags & TargetOptions,
   signal: AbortSignal,
-  start: (opts: Parameters<Client['call']>[2]) => Promise<Outcome>,
+  start: (opts: Parameters<Client['call']>[2]) => Promise<CallOutcome>,
 ): Promise<void> {
   const fancy = isFancy(process.stderr);
   const partials: unknown[] = [];
@@ -293,7 +293,7 @@ async function callAndPrint(
       if (fancy) draw();
     },
   };
-  let outcome: Outcome;
+  let outcome: CallOutcome;
   try {
     outcome = await start(opts);
     while (outcome.type === 'elicitation') {
@@ -313,7 +313,7 @@ async function callAndPrint(
   printOutcome(outcome, o.json === true, partials);
 }
 
-function printOutcome(outcome: Outcome, json: boolean, partials: unknown[]): void {
+function printOutcome(outcome: CallOutcome, json: boolean, partials: unknown[]): void {
   if (json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome, partials))}\n`);
   const s = style(isFancy(process.stderr));
   switch (outcome.type) {

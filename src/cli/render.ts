@@ -1,4 +1,4 @@
-import type { Outcome, PromiseProgress, ToolInfo } from '../client/index.js';
+import type { CallOutcome, PromiseProgress, ToolInfo } from '../client/index.js';
 
 /**
  * Text from a server made safe to print for a person: every control character (C0, DEL, C1) becomes a visible
@@ -82,8 +82,8 @@ export function formatValue(value: unknown): string {
 }
 
 /** The outcome as `--json` prints it: one object, `outcome` naming the kind. */
-export function outcomeJson(outcome: Outcome, partials?: unknown[]): Record<string, unknown> {
-  const { type, ...rest } = outcome as Outcome & Record<string, unknown>;
+export function outcomeJson(outcome: CallOutcome, partials?: unknown[]): Record<string, unknown> {
+  const { type, ...rest } = outcome as CallOutcome & Record<string, unknown>;
   const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => typeof v !== 'function'));
   return { outcome: type, ...fields, ...(partials && partials.length > 0 ? { partials } : {}) };
 }

@@ -1,6 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import type { Client } from './client.js';
-import type { CallOptions, ElicitationOutcome, Outcome } from './types.js';
+import type { CallOptions, CallOutcome, ElicitationOutcome } from './types.js';
 
 /** Options shared by the AI SDK and LangChain adapters. */
 export interface AdapterOptions {
@@ -27,7 +27,7 @@ export async function callForModel(
   options: AdapterOptions,
 ): Promise<unknown> {
   const opts: CallOptions = { ...options.callOptions, ...(signal ? { signal } : {}) };
-  let outcome: Outcome = await client.call(name, args, opts);
+  let outcome: CallOutcome = await client.call(name, args, opts);
   while (outcome.type === 'elicitation') {
     if (!options.onElicitation)
       throw new McpLiteError('invalid_request', `The tool needs user input: ${outcome.message}`);

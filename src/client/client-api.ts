@@ -1,8 +1,8 @@
 import type { ResourceContents } from '../core/content.js';
 import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
-import type { CallRest, CallResult, ToolNameOf, ToolSet, TypedOutcome, UntypedTools } from './typed.js';
-import type { Binding, CallOptions, CancelResult, Outcome, PartialEvent, ToolInfo } from './types.js';
+import type { CallRest, ToolNameOf, ToolOutput, ToolSet, TypedOutcome, UntypedTools } from './typed.js';
+import type { Binding, CallOptions, CallOutcome, CancelResult, PartialEvent, ToolInfo } from './types.js';
 
 /** Options of the resources and prompts requests. */
 export interface CatalogRequestOptions {
@@ -27,15 +27,15 @@ export interface Client<Tools extends ToolSet = UntypedTools> {
   call<Name extends ToolNameOf<Tools>>(
     name: Name,
     ...rest: CallRest<Tools, Name>
-  ): Promise<TypedOutcome<CallResult<Tools, Name>>>;
+  ): Promise<TypedOutcome<ToolOutput<Tools, Name>>>;
   /** Calls a tool and yields its partial results as they come, then the outcome (last). */
   stream(
     name: string,
     args?: Record<string, unknown>,
     options?: Omit<CallOptions, 'onPartial'>,
-  ): AsyncGenerator<PartialEvent | Outcome, void, undefined>;
+  ): AsyncGenerator<PartialEvent | CallOutcome, void, undefined>;
   /** Redeems a promise token (waiting until it settles unless `redeem: false`, which asks once). */
-  redeem(token: string, options?: CallOptions): Promise<Outcome>;
+  redeem(token: string, options?: CallOptions): Promise<CallOutcome>;
   /** Cancels a promise's work. */
   cancel(token: string, options?: { signal?: AbortSignal }): Promise<CancelResult>;
   /**

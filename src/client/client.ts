@@ -16,10 +16,10 @@ import type { ToolSet, UntypedTools } from './typed.js';
 import type {
   Binding,
   CallOptions,
+  CallOutcome,
   CancelResult,
   ConnectOptions,
   Lockfile,
-  Outcome,
   PartialEvent,
   ToolInfo,
 } from './types.js';
@@ -118,7 +118,7 @@ class ToolClient implements Omit<Client, 'call'> {
     return visible;
   }
 
-  call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Outcome> {
+  call(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<CallOutcome> {
     return traceClientOperation('tools/call', name, this.transport.binding, () =>
       this.callOnce(name, args, options),
     );
@@ -129,7 +129,7 @@ class ToolClient implements Omit<Client, 'call'> {
     name: string,
     args: Record<string, unknown>,
     options: CallOptions,
-  ): Promise<Outcome> {
+  ): Promise<CallOutcome> {
     const started = Date.now();
     const scope = this.scope(options);
     const ctx = this.context(options, scope);
@@ -149,8 +149,8 @@ class ToolClient implements Omit<Client, 'call'> {
     name: string,
     args: Record<string, unknown> = {},
     options: Omit<CallOptions, 'onPartial'> = {},
-  ): AsyncGenerator<PartialEvent | Outcome, void, undefined> {
-    const queue = new AsyncQueue<{ partial: unknown } | { outcome: Outcome } | { error: unknown }>();
+  ): AsyncGenerator<PartialEvent | CallOutcome, void, undefined> {
+    const queue = new AsyncQueue<{ partial: unknown } | { outcome: CallOutcome } | { error: unknown }>();
     const stop = new AbortController();
     // A listener, not `AbortSignal.any`, whose links are weak (see deadline.ts).
     const onCallerAbort = () => stop.abort(options.signal?.reason);
@@ -186,14 +186,14 @@ class ToolClient implements Omit<Client, 'call'> {
     }
   }
 
-  redeem(token: string, options: CallOptions = {}): Promise<Outcome> {
+  redeem(token: string, options: CallOptions = {}): Promise<CallOutcome> {
     return traceClientOperation('tools/call', 'redeem', this.transport.binding, () =>
       this.redeemOnce(token, options),
     );
   }
 
   /** `redeem`, inside its span. */
-  private async redeemOnce(token: string, options: CallOptions): Promise<Outcome> {
+  private async redeemOnce(token: string, options: CallOptions): Promise<CallOutcome> {
     const started = Date.now();
     const scope = this.scope(options);
     const ctx = this.context(options, scope);
@@ -311,7 +311,7 @@ class ToolClient implements Omit<Client, 'call'> {
     options: CallOptions,
     ctx: WireContext,
     started: number,
-  ): Promise<Outcome> {
+  ): Promise<CallOutcome> {
     if (outcome.type !== 'promise' || options.redeem === false) return this.wrap(outcome, options);
     const { token } = outcome;
     let eta = outcome.estimatedCompletion;
@@ -361,10 +361,13 @@ class ToolClient implements Omit<Client, 'call'> {
   }
 
   /** A wire outcome as the public one: an elicitation gets `answer()`/`decline()` on the same wire. */
-  private wrap(outcome: WireOutcome, options: CallOptions): Outcome {
+  private wrap(outcome: WireOutcome, options: CallOptions): CallOutcome {
     if (outcome.type !== 'elicitation') return outcome;
     const { resume, ...rest } = outcome;
-    const next = async (values: Record<string, unknown> | undefined, o?: CallOptions): Promise<Outcome> => {
+    const next = async (
+      values: Record<string, unknown> | undefined,
+      o?: CallOptions,
+    ): Promise<CallOutcome> => {
       const opts = { ...options, ...o };
       const scope = this.scope(opts);
       const ctx = this.context(opts, scope);

@@ -11,11 +11,12 @@ export { bindingOf, splitCommand } from './detect.js';
 export { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';
 export { memoryOAuthStore, type OAuthOptions, type OAuthRecord, type OAuthStore } from './oauth.js';
-export type { CallArgs, CallResult, ToolSet, TypedOutcome } from './typed.js';
+export type { CallArgs, ToolOutput, ToolSet, TypedOutcome } from './typed.js';
 export type {
   AnswerOutcome,
   Binding,
   CallOptions,
+  CallOutcome,
   CancelResult,
   ConnectOptions,
   ElicitationOutcome,
@@ -23,7 +24,6 @@ export type {
   FailureOutcome,
   LockedTool,
   Lockfile,
-  Outcome,
   OutcomeMeta,
   PartialEvent,
   PromiseOutcome,

@@ -1,4 +1,4 @@
-import type { AnswerOutcome, CallOptions, Outcome } from './types.js';
+import type { AnswerOutcome, CallOptions, CallOutcome } from './types.js';
 
 /**
  * The compile-time types of a server's tools, as `defineTool` records them (`~types`): a client given them
@@ -35,7 +35,7 @@ export type CallArgs<Tools extends ToolSet, Name> =
     : Record<string, unknown>;
 
 /** What the tool `Name` answers with: its output schema's type, or `unknown`. */
-export type CallResult<Tools extends ToolSet, Name> =
+export type ToolOutput<Tools extends ToolSet, Name> =
   ToolNamed<Tools, Name> extends {
     readonly '~types'?: { readonly output: infer Out };
   }
@@ -44,8 +44,8 @@ export type CallResult<Tools extends ToolSet, Name> =
 
 /** An outcome whose answer's `value` has the tool's output type. */
 export type TypedOutcome<Value> = unknown extends Value
-  ? Outcome
-  : Exclude<Outcome, AnswerOutcome> | (Omit<AnswerOutcome, 'value'> & { value: Value });
+  ? CallOutcome
+  : Exclude<CallOutcome, AnswerOutcome> | (Omit<AnswerOutcome, 'value'> & { value: Value });
 
 /**
  * The arguments after a call's name: the tool's arguments (optional only when every field is) and the options.

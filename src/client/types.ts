@@ -66,9 +66,9 @@ export interface ElicitationOutcome {
   /** Several inputs asked in one round, by name: `values` is then keyed by request name. */
   requests?: Record<string, ElicitationRequest>;
   /** Sends the user's answers and performs the next round; resolves to the next outcome. */
-  answer(values: Record<string, unknown>, options?: CallOptions): Promise<Outcome>;
+  answer(values: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
   /** Declines to answer (where the wire can say so; elsewhere the call simply ends as a failure). */
-  decline(options?: CallOptions): Promise<Outcome>;
+  decline(options?: CallOptions): Promise<CallOutcome>;
 }
 
 /** The call needs a larger budget (time, rows, cost…) than it was given. */
@@ -86,7 +86,7 @@ export interface ResourceRequestOutcome {
  * Every outcome a call can end in (docs/architecture.md, "The outcome model"). Protocol errors are thrown as
  * `McpLiteError`.
  */
-export type Outcome =
+export type CallOutcome =
   | AnswerOutcome
   | FailureOutcome
   | PromiseOutcome

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
-import type { ElicitationOutcome, Outcome } from '../client/types.js';
+import type { CallOutcome, ElicitationOutcome } from '../client/types.js';
 import { type ContentBlock, richContent } from '../core/content.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
 import type { ToolDefinition } from '../core/tool.js';
@@ -91,7 +91,7 @@ export function upstreamToolLister(
       : elicit({ message: outcome.message, schema: outcome.requestedSchema, context: id });
   };
 
-  const toHandlerResult = (outcome: Outcome): unknown => {
+  const toHandlerResult = (outcome: CallOutcome): unknown => {
     switch (outcome.type) {
       case 'answer':
         // MCP blocks other than text (images, resources) pass through as they are.

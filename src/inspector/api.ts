@@ -4,9 +4,9 @@ import type { NeutralRequest, NeutralResponse } from '../core/http.js';
 import { randomId } from '../core/random-id.js';
 import { type Snippets, snippetsFor } from './snippets.js';
 import {
-  type CallOptions,
   type InspectorTarget,
   type RoundOptions,
+  type TargetCallOptions,
   TargetError,
   type TargetReply,
 } from './target.js';
@@ -125,7 +125,7 @@ export class InspectorApi {
   private round(
     request: NeutralRequest,
     tool: string,
-    run: (options: CallOptions) => Promise<TargetReply>,
+    run: (options: TargetCallOptions) => Promise<TargetReply>,
   ): NeutralResponse {
     if (this.inFlight >= this.maxInFlight) {
       throw new McpLiteError('resource_exhausted', `Too many calls at once (at most ${this.maxInFlight})`);
@@ -135,7 +135,7 @@ export class InspectorApi {
     const send = (event: string, data: unknown) =>
       void queue.push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     const started = performance.now();
-    const options: CallOptions = {
+    const options: TargetCallOptions = {
       ...this.roundOptions(request),
       onRequest: (raw) => send('request', { binding: this.target.binding, request: raw }),
       onPartial: (data) => send('partial', { data }),

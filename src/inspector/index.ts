@@ -12,12 +12,12 @@ import type { InspectorTarget } from './target.js';
 export { InspectorSignIn, type SignInStatus } from './sign-in.js';
 export type { Snippets } from './snippets.js';
 export {
-  type CallOptions,
   type Exchange,
   type InspectorOutcome,
   type InspectorTarget,
   type ProtocolError,
   type RoundOptions,
+  type TargetCallOptions,
   TargetError,
   type TargetReply,
   type ToolListing,

@@ -19,7 +19,7 @@ export interface InspectorTarget {
   /** The catalog. A protocol error rejects with a `TargetError`. */
   listTools(options?: RoundOptions): Promise<ToolListing>;
   /** Calls a tool once (no auto-redeem: the page shows promises and redeems them itself). */
-  call(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<TargetReply>;
+  call(name: string, args: Record<string, unknown>, options?: TargetCallOptions): Promise<TargetReply>;
   /** Redeems a promise once, waiting up to `waitMs` where the binding can. */
   redeem(token: string, options?: RoundOptions & { waitMs?: number }): Promise<TargetReply>;
   /** Cancels a promise. */
@@ -40,7 +40,7 @@ export interface RoundOptions {
 }
 
 /** Options of a call. */
-export interface CallOptions extends RoundOptions {
+export interface TargetCallOptions extends RoundOptions {
   /** Ask for partial results and receive each as it arrives. */
   onPartial?: (data: unknown) => void;
 }
@@ -95,7 +95,7 @@ export interface TargetReply {
   meta?: Record<string, unknown>;
   exchange: Exchange;
   /** For an elicitation: performs the next round with the user's answers (the universal client's `answer`). */
-  continue?: (values: unknown, options?: CallOptions) => Promise<TargetReply>;
+  continue?: (values: unknown, options?: TargetCallOptions) => Promise<TargetReply>;
 }
 
 /** A protocol error raised by a target outside a call (listing tools), with the exchange that produced it. */

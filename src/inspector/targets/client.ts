@@ -1,11 +1,11 @@
-import type { Client, Outcome } from '../../client/index.js';
+import type { CallOutcome, Client } from '../../client/index.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { WireTool } from '../../core/tool.js';
 import {
-  type CallOptions,
   type Exchange,
   type InspectorOutcome,
   type InspectorTarget,
+  type TargetCallOptions,
   TargetError,
   type TargetReply,
 } from '../target.js';
@@ -25,8 +25,8 @@ export function createClientTarget(client: Client): InspectorTarget {
 
   async function round(
     request: Record<string, unknown>,
-    options: CallOptions,
-    run: () => Promise<Outcome>,
+    options: TargetCallOptions,
+    run: () => Promise<CallOutcome>,
   ): Promise<TargetReply> {
     options.onRequest?.(request);
     const exchange: Exchange = { request };
@@ -40,8 +40,8 @@ export function createClientTarget(client: Client): InspectorTarget {
     }
   }
 
-  function reply(outcome: Outcome, exchange: Exchange): TargetReply {
-    const { meta, ...rest } = outcome as Outcome & { meta?: Record<string, unknown> };
+  function reply(outcome: CallOutcome, exchange: Exchange): TargetReply {
+    const { meta, ...rest } = outcome as CallOutcome & { meta?: Record<string, unknown> };
     exchange.response = plain(rest);
     const result: TargetReply = { outcome: toInspectorOutcome(outcome), exchange, ...(meta ? { meta } : {}) };
     if (outcome.type === 'elicitation') {
@@ -83,7 +83,7 @@ export function createClientTarget(client: Client): InspectorTarget {
 }
 
 /** One round, as the inspector wants it: no auto-redeem (the page shows the promise and redeems it itself). */
-function clientOptions(options: CallOptions) {
+function clientOptions(options: TargetCallOptions) {
   return {
     redeem: false,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -91,7 +91,7 @@ function clientOptions(options: CallOptions) {
   };
 }
 
-function toInspectorOutcome(outcome: Outcome): InspectorOutcome {
+function toInspectorOutcome(outcome: CallOutcome): InspectorOutcome {
   switch (outcome.type) {
     case 'answer':
       return { type: 'answer', result: outcome.value };
@@ -122,7 +122,7 @@ function protocolError(err: unknown) {
   return { code: 'client', message: (err as Error)?.message ?? String(err) };
 }
 
-/** Outcome fields without functions (an elicitation's continuation), for JSON. */
+/** CallOutcome fields without functions (an elicitation's continuation), for JSON. */
 function plain(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== 'function'));
 }

@@ -2,13 +2,13 @@ import { createParser } from 'eventsource-parser';
 import { McpLiteError } from '../../core/errors.js';
 import type { WireTool } from '../../core/tool.js';
 import {
-  type CallOptions,
   type Exchange,
   type InspectorOutcome,
   type InspectorTarget,
   MAX_RESPONSE_BYTES,
   type ProtocolError,
   type RoundOptions,
+  type TargetCallOptions,
   TargetError,
   type TargetReply,
 } from '../target.js';
@@ -133,7 +133,7 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
   async function callRound(
     name: string,
     args: Record<string, unknown>,
-    opts: CallOptions,
+    opts: TargetCallOptions,
     elicitation?: { state: string; answers: unknown },
   ): Promise<TargetReply> {
     const body = {

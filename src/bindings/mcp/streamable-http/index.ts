@@ -121,7 +121,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     try {
       switch (request.method) {
         case 'POST':
-          return post(request, principal).then(undefined, (err) => fail(undefined, null, err));
+          return post(request, principal);
         case 'GET':
           return get(request, principal).then(undefined, (err) => fail(undefined, null, err));
         case 'DELETE':
@@ -149,7 +149,8 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
 
   /**
    * A POST: checks its headers (throwing what is wrong), then reads the body and answers it. Not async, and
-   * the answer comes in the body's turn when the call can answer at once: each promise turn costs every call.
+   * the answer comes in the body's turn when the call can answer at once: each promise turn costs every call, so
+   * its failures are caught where they happen (`answerOrFail`) rather than by one more `.then` on every POST.
    */
   function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
     assertJsonBodyHeaders(request.headers);
@@ -161,7 +162,27 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
       );
       return Promise.resolve(fail(406, null, e));
     }
-    return request.readBody(maxBody).then((bytes) => answerBody(parseJsonBody(bytes), request, principal));
+    return request.readBody(maxBody).then((bytes) => answerOrFail(bytes, request, principal), failWhole);
+  }
+
+  /** Answers a POST's body, every failure (now or later) as an error response: the promise never rejects. */
+  function answerOrFail(
+    bytes: Uint8Array,
+    request: NeutralRequest,
+    principal: Principal | undefined,
+  ): MaybePromise<NeutralResponse> {
+    let answer: MaybePromise<NeutralResponse>;
+    try {
+      answer = answerBody(parseJsonBody(bytes), request, principal);
+    } catch (err) {
+      return failWhole(err);
+    }
+    return answer instanceof Promise ? answer.then(undefined, failWhole) : answer;
+  }
+
+  /** A failure outside any message (a body that could not be read or parsed) as a whole-response error. */
+  function failWhole(err: unknown): NeutralResponse {
+    return fail(undefined, null, err);
   }
 
   /** Answers a POST's parsed body: one message or a batch, within its session if it names one. */
