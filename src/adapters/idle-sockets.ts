@@ -19,8 +19,8 @@ export type ForgetSocket = (socket: Socket) => void;
  * ones for a few property reads per connection, whatever the request rate. Returns how to stop watching a socket.
  */
 export function closeIdleSockets(server: Server, idleMs: number): ForgetSocket {
-  const sockets = new Map<Socket, Seen>();
   if (idleMs <= 0) return () => {};
+  const sockets = new Map<Socket, Seen>();
   server.on('connection', (socket: Socket) => {
     sockets.set(socket, { moved: 0, since: Date.now() });
     socket.once('close', () => sockets.delete(socket));

@@ -7,7 +7,7 @@ import {
   type JsonRpcConnectionOptions,
   openConnection,
 } from '../common/json-rpc-connection.js';
-import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import { DraftDialect, isDraftInitialize } from './draft-dialect/index.js';
 import type { McpEngine } from './engine.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
@@ -26,6 +26,9 @@ export interface ConnectionOptions extends JsonRpcConnectionOptions {
    */
   binding: string;
 }
+
+/** What a user of an MCP transport over a connection sets (stdio, WebSocket): the connection's bounds. */
+export type McpConnectionOptions = Omit<ConnectionOptions, 'binding'>;
 
 /**
  * MCP over a connection that is one session (stdio, a WebSocket, a legacy HTTP+SSE stream, the in-memory pair),
@@ -111,7 +114,7 @@ function mcpProtocol(
     // A response to a server request is always taken, whatever is in flight: it settles something, starts nothing.
     const refusal = isResponseLike(body) ? undefined : link.refusal();
     if (refusal) {
-      void write(errorMessage(idOfBody(body), refusal));
+      void write(errorMessage(idOf(body), refusal));
       return;
     }
     const inbound: Inbound = { session, versionHeader: undefined, principal: peer.principal };
@@ -189,12 +192,4 @@ function mcpProtocol(
 /** A response to a server request: always taken, whatever is in flight (it settles something, starts nothing). */
 function isResponseLike(body: unknown): boolean {
   return isObject(body) && !('method' in body) && 'id' in body;
-}
-
-function idOfBody(body: unknown): JsonRpcId {
-  if (isObject(body) && 'id' in body) {
-    const id = body.id;
-    if (typeof id === 'string' || typeof id === 'number') return id;
-  }
-  return null;
 }

@@ -5,7 +5,6 @@ import type { MaybePromise } from '../../core/maybe-promise.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { errorHeaders } from '../common/http-reply.js';
 import {
-  errorMessage,
   idOf,
   isObject,
   isResponse,
@@ -18,7 +17,7 @@ import type { Exchange, ExchangeInit } from './exchange.js';
 import { BATCH_REVISIONS, checkStateless, DEFAULT_REVISION, isHandshakeRevision, META } from './revisions.js';
 import type { ServerRequests } from './server-requests.js';
 import type { McpSession } from './sessions.js';
-import { httpStatusOf, resultMessage, toMcpError } from './wire.js';
+import { httpStatusOf, mcpErrorMessage, resultMessage } from './wire.js';
 
 /** What a framing knows about an incoming message besides its body. */
 export interface Inbound {
@@ -202,7 +201,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
           return answer.then((r) => (typeof r.body === 'string' ? r.body : undefined));
         return slot.message;
       },
-      (m, err) => errorMessage(idOf(m, err), toMcpError(err, false)),
+      (m, err) => mcpErrorMessage(idOf(m, err), err),
     );
   }
 
@@ -215,7 +214,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
     if (e.code === 'internal') logInternal(this.log, e);
     return new Reply(
       status ?? httpStatusOf(e, stateless),
-      errorMessage(id, toMcpError(e, stateless)),
+      mcpErrorMessage(id, e, stateless),
       errorHeaders(e),
     );
   }

@@ -3,7 +3,7 @@ import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
 import { toWireElicitation } from '../common/elicitation.js';
-import { type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
+import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
 import { jsonMeta } from '../common/mcp-lite-result.js';
 
 /**
@@ -98,6 +98,11 @@ export const STATELESS_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
 /** The JSON-RPC error object of an error on the MCP wire. */
 export function toMcpError(err: McpLiteError, stateless: boolean): JsonRpcErrorObject {
   return toJsonRpcError(err, stateless ? STATELESS_JSON_RPC_CODE : JSON_RPC_CODE);
+}
+
+/** A JSON-RPC error response carrying `err` on the MCP wire (MCP-lite's is `rpcErrorMessage`). */
+export function mcpErrorMessage(id: JsonRpcId | undefined, err: McpLiteError, stateless = false): string {
+  return errorMessage(id, toMcpError(err, stateless));
 }
 
 /** The HTTP status of a response that carries only this error. */

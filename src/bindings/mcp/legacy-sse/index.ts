@@ -8,11 +8,10 @@ import { AsyncQueue } from '../../common/async-queue.js';
 import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
-import { errorMessage } from '../../common/jsonrpc.js';
 import { openMcpConnection } from '../connection.js';
 import { type EngineOptions, McpEngine } from '../engine.js';
 import { taskRegistryFor } from '../tasks.js';
-import { HTTP_STATUS, toMcpError } from '../wire.js';
+import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
 
 /** Options of the legacy HTTP+SSE transport (MCP 2024-11-05). */
 export interface LegacySseOptions extends EngineOptions {
@@ -98,11 +97,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
 
   function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
     const e = toMcpLiteError(err);
-    return jsonHttpResponse(
-      HTTP_STATUS[e.code],
-      errorMessage(null, toMcpError(e, false)),
-      errorHeaders(e, headers),
-    );
+    return jsonHttpResponse(HTTP_STATUS[e.code], mcpErrorMessage(null, e), errorHeaders(e, headers));
   }
 
   async function withCaller(

@@ -1,16 +1,11 @@
 import type { ToolServer } from '../../../core/server.js';
 import { type StdioFramingOptions, type StdioSession, serveLines } from '../../common/stdio-framing.js';
-import { openMcpConnection } from '../connection.js';
+import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
 import { type EngineOptions, McpEngine } from '../engine.js';
 import { taskRegistryFor } from '../tasks.js';
 
-/** Options of the stdio transport: the line framing's and the MCP engine's. */
-export interface StdioOptions extends StdioFramingOptions, EngineOptions {
-  /** Most requests running at once (a batch counts as one); past it a request is answered -32004. Default 256. */
-  maxInFlight?: number;
-  /** How long to wait for the client's answer to a server request. Default 5 minutes. */
-  serverRequestTimeoutMs?: number;
-}
+/** Options of the stdio transport: the line framing's, the connection's and the MCP engine's. */
+export interface StdioOptions extends StdioFramingOptions, McpConnectionOptions, EngineOptions {}
 
 /** A running stdio server. */
 export type StdioServer = StdioSession;

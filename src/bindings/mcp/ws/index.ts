@@ -1,24 +1,20 @@
 import type { ToolServer } from '../../../core/server.js';
-import { errorMessage } from '../../common/jsonrpc.js';
 import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from '../../common/ws-endpoint.js';
-import { openMcpConnection } from '../connection.js';
+import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
 import { type EngineOptions, McpEngine } from '../engine.js';
 import { taskRegistryFor } from '../tasks.js';
-import { HTTP_STATUS, toMcpError } from '../wire.js';
+import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
 
 /** The subprotocol of MCP over WebSocket, as the official SDK's WebSocketClientTransport asks for it. */
 export const MCP_SUBPROTOCOL = 'mcp';
 
-/** Options of MCP over WebSocket: the endpoint's bounds and the MCP engine's options. */
+/** Options of MCP over WebSocket: the endpoint's bounds, each connection's and the MCP engine's options. */
 export interface McpWsOptions
   extends Omit<WsEndpointOptions, 'path' | 'subprotocol' | 'wire'>,
+    McpConnectionOptions,
     EngineOptions {
   /** Where the endpoint is. Default `/mcp` (an upgrade on the Streamable HTTP path). */
   path?: string;
-  /** Most requests running at once per connection; past it a request is answered -32004. Default 256. */
-  maxInFlight?: number;
-  /** How long to wait for the client's answer to a server request (elicitation). Default 5 minutes. */
-  serverRequestTimeoutMs?: number;
 }
 
 /**
@@ -30,11 +26,7 @@ export interface McpWsOptions
  */
 export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {}): WsEndpoint {
   const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options));
-  const wire = {
-    errorMessage: (id: Parameters<typeof errorMessage>[0], err: Parameters<typeof toMcpError>[0]) =>
-      errorMessage(id, toMcpError(err, false)),
-    httpStatus: HTTP_STATUS,
-  };
+  const wire = { errorMessage: mcpErrorMessage, httpStatus: HTTP_STATUS };
   return createWsEndpoint(
     server,
     { binding: 'mcp', ...options, path: options.path ?? '/mcp', subprotocol: MCP_SUBPROTOCOL, wire },
