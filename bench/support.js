@@ -171,8 +171,38 @@ export function promiseToken(result) {
   return token;
 }
 
+/** The arguments every throughput section sends the demo's echo tool. */
+export const ECHO_ARGUMENTS = { message: 'hello', repeat: 2 };
+
 /** The benchmark call of the demo server's echo tool, and the contender that loads `url` (MCP-lite rpc) with it. */
-export const ECHO_CALL = toolCallBody('echo', { message: 'hello', repeat: 2 });
+export const ECHO_CALL = toolCallBody('echo', ECHO_ARGUMENTS);
+
+/**
+ * A stateless MCP tools/call of echo as a 2026-07-28 client sends it: `_meta` with the revision and capabilities,
+ * no session.
+ */
+export const MCP_STATELESS_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'echo',
+    arguments: ECHO_ARGUMENTS,
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
+
+/** The headers a 2026-07-28 client sends with a stateless tools/call (SEP-2243's routing headers among them). */
+export const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'echo',
+};
 
 export function echoContender(name, child, url) {
   return {

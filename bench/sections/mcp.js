@@ -13,7 +13,17 @@ import {
   printRatio,
   printTable,
 } from '../load.js';
-import { fmt, ROOT, startChild, startHttpBaseline, startSdkServer } from '../support.js';
+import {
+  ECHO_ARGUMENTS,
+  fmt,
+  MCP_HEADERS,
+  MCP_STATELESS_CALL,
+  ROOT,
+  startChild,
+  startHttpBaseline,
+  startSdkServer,
+  toolCallBody,
+} from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -22,31 +32,7 @@ const LOAD = loadSettings();
 const TARGET_BASELINE = 0.8;
 const TARGET_SDK = 10;
 
-const ARGUMENTS = { message: 'hello', repeat: 2 };
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const STATELESS_CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: ARGUMENTS, _meta: META },
-});
-/** The headers a 2026-07-28 client sends with a stateless tools/call (SEP-2243's routing headers among them). */
-const MCP_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2026-07-28',
-  'mcp-method': 'tools/call',
-  'mcp-name': 'echo',
-};
-const SDK_CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'echo', arguments: ARGUMENTS },
-});
+const SDK_CALL = toolCallBody('echo', ECHO_ARGUMENTS);
 
 export default async function run() {
   console.log('\n## MCP: stateless tools/call of echo over Streamable HTTP');
@@ -54,8 +40,9 @@ export default async function run() {
   const contenders = await measureContenders(
     [
       startMcplite,
-      // The same request, routing headers included: node:http parses every header line of it either way.
-      () => startHttpBaseline(STATELESS_CALL, MCP_HEADERS),
+      // The same request, routing headers included: node:http reads every header line of it either way (into
+      // rawHeaders; the baseline never asks for the headers object, which node builds on first use).
+      () => startHttpBaseline(MCP_STATELESS_CALL, MCP_HEADERS),
       () => startSdkServer('official SDK stateless', SDK_CALL),
     ],
     LOAD,
@@ -94,7 +81,7 @@ async function startMcplite() {
     child,
     url: `${match}/mcp`,
     headers: MCP_HEADERS,
-    body: STATELESS_CALL,
+    body: MCP_STATELESS_CALL,
     check: (reply) =>
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
     runs: [],

@@ -13,7 +13,7 @@ import {
   printRatio,
   printTable,
 } from '../load.js';
-import { fmt, ROOT, startChild, startHttpBaseline } from '../support.js';
+import { ECHO_ARGUMENTS, fmt, ROOT, startChild, startHttpBaseline } from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -21,7 +21,7 @@ const LOAD = loadSettings();
 /** The target: at least this fraction of the baseline's throughput (median of the paired rounds). */
 const TARGET_RATIO = 0.8;
 
-const EXECUTE = JSON.stringify({ action: 'echo', request: { message: 'hello', repeat: 2 } });
+const EXECUTE = JSON.stringify({ action: 'echo', request: ECHO_ARGUMENTS });
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export default async function run() {
