@@ -13,13 +13,16 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /**
  * Spawns `node args…` and waits until a stdout line matches `pattern` (its first group is returned as `match`).
  * stderr is passed through so that crashes are visible. `ipc: true` opens a message channel (child.send).
+ * `wrapper` runs node under another program (`['valgrind', '-q', …]`): the child is that program.
  */
 export async function startChild(
   args,
   pattern,
-  { timeoutMs = 20_000, env, nodeOptions = [], ipc = false } = {},
+  { timeoutMs = 20_000, env, nodeOptions = [], ipc = false, wrapper = [] } = {},
 ) {
-  const child = spawn(process.execPath, [...nodeOptions, ...args], {
+  const node = [process.execPath, ...nodeOptions, ...args];
+  const [program, ...programArgs] = [...wrapper, ...node];
+  const child = spawn(program, programArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
@@ -220,9 +223,10 @@ export function echoContender(name, child, url) {
 
 /**
  * `mcplite serve --demo` from dist, started the way a user starts it (no gRPC, warnings-only logging), with
- * `extraArgs` (e.g. --redis …). Resolves with the child and the base URL of the MCP-lite endpoints (…/mcp-lite/v1/).
+ * `extraArgs` (e.g. --redis …) and `startChild`'s options (`env`, `wrapper`, …). Resolves with the child and the
+ * base URL of the MCP-lite endpoints (…/mcp-lite/v1/).
  */
-export async function startMcpliteServe(extraArgs = [], env) {
+export async function startMcpliteServe(extraArgs = [], childOptions = {}) {
   const cli = join(ROOT, 'dist/src/cli/main.js');
   const args = [
     cli,
@@ -236,7 +240,7 @@ export async function startMcpliteServe(extraArgs = [], env) {
     '--log-level',
     'warn',
   ];
-  const { child, match } = await startChild(args, /mcplite listening on (http:\/\/\S+)/, { env });
+  const { child, match } = await startChild(args, /mcplite listening on (http:\/\/\S+)/, childOptions);
   return { child, base: match.endsWith('/') ? match : `${match}/` };
 }
 

@@ -9,8 +9,8 @@
 // every contender (one read and one writev per request, docs/performance.md), and how fast the instructions run
 // (cache misses, which allocation adds to): the throughput sections measure that. Skipped, saying so, where
 // valgrind is not installed (`apt-get install valgrind`).
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -22,6 +22,8 @@ import {
   MCP_HEADERS,
   MCP_STATELESS_CALL,
   ROOT,
+  startChild,
+  startMcpliteServe,
   stopChild,
   validateContender,
 } from '../support.js';
@@ -45,10 +47,8 @@ const TARGET_MIDDLEWARE = 0.95;
  */
 const NODE_FLAGS = ['--single-threaded', '--no-memory-reducer'];
 
-const MCPLITE = [join(ROOT, 'dist/src/cli/main.js'), 'serve', '--demo', '--port', '0', '--grpc-port', 'off'];
-const MCPLITE_ARGS = [...MCPLITE, '--log-level', 'warn'];
-const BASELINE = [join(ROOT, 'bench/baseline-http.js')];
-const MIDDLEWARE_SERVER = [join(ROOT, 'bench/middleware-server.js')];
+/** A reply that carries echo's answer: MCP's structuredContent, MCP-lite's (and the baseline's) content. */
+const saysHello = (reply) => (reply.result?.structuredContent ?? reply.result?.content)?.message === 'hello';
 
 export default async function run() {
   console.log(`\n## Instructions per request (callgrind, node ${NODE_FLAGS.join(' ')})`);
@@ -62,15 +62,27 @@ export default async function run() {
     `${WARM} requests of warm-up, then ${BATCHES} counted batches of ${BATCH}, ${CONNECTIONS} connections`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'mcplite-callgrind-'));
-  const mcpliteRpc = { path: 'mcp-lite/v1/rpc', headers: JSON_HEADERS, body: ECHO_CALL };
   const mcpRequest = { headers: MCP_HEADERS, body: MCP_STATELESS_CALL };
+  const mcpliteRequest = { headers: JSON_HEADERS, body: ECHO_CALL };
   const contenders = [
-    { name: 'mcplite /mcp', args: MCPLITE_ARGS, ...mcpRequest, path: 'mcp' },
-    { name: 'baseline, MCP request', args: BASELINE, ...mcpRequest, path: '' },
-    { name: 'mcplite MCP-lite HTTP', args: MCPLITE_ARGS, ...mcpliteRpc },
-    { name: 'baseline, MCP-lite request', args: BASELINE, ...mcpliteRpc, path: '' },
-    { name: 'one no-op middleware', args: [...MIDDLEWARE_SERVER, '--middleware'], ...mcpliteRpc },
-    { name: 'no middleware', args: MIDDLEWARE_SERVER, ...mcpliteRpc },
+    { name: 'mcplite /mcp', start: (o) => mcplite('/mcp', o), ...mcpRequest },
+    { name: 'baseline, MCP request', start: (o) => script(['bench/baseline-http.js'], o), ...mcpRequest },
+    { name: 'mcplite MCP-lite HTTP', start: (o) => mcplite('rpc', o), ...mcpliteRequest },
+    {
+      name: 'baseline, MCP-lite request',
+      start: (o) => script(['bench/baseline-http.js'], o),
+      ...mcpliteRequest,
+    },
+    {
+      name: 'one no-op middleware',
+      start: (o) => script(['bench/middleware-server.js', '--middleware'], o, '/mcp-lite/v1/rpc'),
+      ...mcpliteRequest,
+    },
+    {
+      name: 'no middleware',
+      start: (o) => script(['bench/middleware-server.js'], o, '/mcp-lite/v1/rpc'),
+      ...mcpliteRequest,
+    },
   ].map((c, i) => ({ ...c, out: join(dir, `cg${i}.out`), batches: [] }));
   try {
     await Promise.all(contenders.map((c) => count(c)));
@@ -106,50 +118,39 @@ export default async function run() {
 
 /** Starts a contender under callgrind, warms it up and counts its batches. */
 async function count(c) {
-  const { child, url } = await startUnderCallgrind(c);
-  c.child = child;
-  const target = { ...c, url: `${url}${c.path}`, check: () => true, jsonRpc: true };
+  const started = await c.start({
+    wrapper: ['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${c.out}`],
+    nodeOptions: NODE_FLAGS,
+    // valgrind makes start-up some 50 times slower.
+    timeoutMs: 240_000,
+  });
+  c.child = started.child;
+  const target = { ...c, url: started.url, check: saysHello };
   await validateContender(target, 1);
   await load(target, WARM);
-  for (let i = 0; i < BATCHES; i++) {
-    callgrindControl('-z', child.pid);
+  for (let dump = 1; dump <= BATCHES; dump++) {
+    callgrindControl('-z', c.child.pid);
     await load(target, BATCH);
-    callgrindControl('-d', child.pid);
-    c.batches.push(lastDumpTotal(c.out) / BATCH);
+    callgrindControl('-d', c.child.pid);
+    c.batches.push(dumpTotal(`${c.out}.${dump}`) / BATCH);
   }
 }
 
-/** Spawns `node --single-threaded args…` under callgrind and waits for its "listening [on] <url>" line. */
-async function startUnderCallgrind(c) {
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${c.out}`, process.execPath, ...NODE_FLAGS, ...c.args],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+/** `mcplite serve --demo` (as the throughput sections start it), loaded at `path` relative to …/mcp-lite/v1/. */
+async function mcplite(path, childOptions) {
+  const { child, base } = await startMcpliteServe([], childOptions);
+  return { child, url: new URL(path, base).href };
+}
+
+/** A bench server script that prints "… listening [on] <url>", loaded at `path` on that origin. */
+async function script(args, childOptions, path = '/') {
+  const [file, ...rest] = args;
+  const { child, match } = await startChild(
+    [join(ROOT, file), ...rest],
+    /listening (?:on )?(http:\/\/\S+)/,
+    childOptions,
   );
-  child.stderr.resume();
-  let output = '';
-  const url = await new Promise((resolve, reject) => {
-    // valgrind makes start-up some 50 times slower.
-    const timer = setTimeout(
-      () => reject(new Error(`${c.name} did not start under valgrind: ${output}`)),
-      240_000,
-    );
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const m = /listening (?:on )?(http:\/\/\S+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1].replace(/mcp-lite\/v1\/$/, ''));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${c.name} exited (${code}) under valgrind: ${output}`));
-    });
-  });
-  child.stdout.resume();
-  return { child, url: url.endsWith('/') ? url : `${url}/` };
+  return { child, url: new URL(path, match).href };
 }
 
 /** Sends exactly `amount` requests; throws on any error or non-2xx answer (an error must not count as work). */
@@ -171,16 +172,10 @@ function callgrindControl(command, pid) {
   execFileSync('callgrind_control', [command, String(pid)], { stdio: 'ignore' });
 }
 
-/** The instruction total of the newest dump of `out` (callgrind numbers them out.1, out.2, …). */
-function lastDumpTotal(out) {
-  const base = out.slice(out.lastIndexOf('/') + 1);
-  const dir = out.slice(0, out.lastIndexOf('/'));
-  const dumps = readdirSync(dir)
-    .filter((f) => f.startsWith(`${base}.`))
-    .sort((a, b) => Number(a.slice(base.length + 1)) - Number(b.slice(base.length + 1)));
-  const text = readFileSync(join(dir, dumps[dumps.length - 1]), 'utf8');
-  const m = /^summary: (\d+)/m.exec(text);
-  if (!m) throw new Error(`no summary line in ${dumps[dumps.length - 1]}`);
+/** The instruction total of one dump (callgrind numbers a process's dumps out.1, out.2, …). */
+function dumpTotal(file) {
+  const m = /^summary: (\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (!m) throw new Error(`no summary line in ${file}`);
   return Number(m[1]);
 }
 

@@ -2,7 +2,6 @@
 // headers, no session) against mcplite's /mcp, the bare node:http JSON-RPC baseline and the official SDK's
 // stateless Streamable HTTP server, all in the same run with the same autocannon settings. The results are
 // ratios, so they do not depend on how fast this machine is.
-import { join } from 'node:path';
 import {
   allClean,
   describeLoad,
@@ -18,9 +17,8 @@ import {
   fmt,
   MCP_HEADERS,
   MCP_STATELESS_CALL,
-  ROOT,
-  startChild,
   startHttpBaseline,
+  startMcpliteServe,
   startSdkServer,
   toolCallBody,
 } from '../support.js';
@@ -71,15 +69,11 @@ export default async function run() {
 }
 
 async function startMcplite() {
-  const cli = join(ROOT, 'dist/src/cli/main.js');
-  const { child, match } = await startChild(
-    [cli, 'serve', '--demo', '--port', '0', '--grpc-port', 'off', '--log-level', 'warn'],
-    /mcplite listening on (http:\/\/[^/\s]+)/,
-  );
+  const { child, base } = await startMcpliteServe();
   return {
     name: 'mcplite /mcp',
     child,
-    url: `${match}/mcp`,
+    url: new URL('/mcp', base).href,
     headers: MCP_HEADERS,
     body: MCP_STATELESS_CALL,
     check: (reply) =>

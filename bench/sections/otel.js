@@ -77,7 +77,7 @@ async function sdkFloor() {
 }
 
 async function startTraced() {
-  const { child, base } = await startMcpliteServe([], { NODE_OPTIONS: PRELOAD });
+  const { child, base } = await startMcpliteServe([], { env: { NODE_OPTIONS: PRELOAD } });
   return echoContender('mcplite, tracing on', child, `${base}rpc`);
 }
 

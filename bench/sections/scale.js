@@ -153,8 +153,7 @@ async function measureBalancer(runPrefix) {
 /** `mcplite serve --demo --redis …` as a user starts it (no gRPC, warnings only). */
 async function startReplica(name, prefix) {
   const { child, base } = await startMcpliteServe(['--redis', REDIS_URL, '--redis-prefix', prefix], {
-    MCPLITE_SECRET: 'bench-scale-secret',
-    MCPLITE_TOKENS: '',
+    env: { MCPLITE_SECRET: 'bench-scale-secret', MCPLITE_TOKENS: '' },
   });
   return { name, child, base, port: Number(new URL(base).port) };
 }

@@ -13,7 +13,7 @@ import {
   printRatio,
   printTable,
 } from '../load.js';
-import { ECHO_ARGUMENTS, fmt, ROOT, startChild, startHttpBaseline } from '../support.js';
+import { ECHO_ARGUMENTS, fmt, JSON_HEADERS, ROOT, startChild, startHttpBaseline } from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
@@ -22,7 +22,6 @@ const LOAD = loadSettings();
 const TARGET_RATIO = 0.8;
 
 const EXECUTE = JSON.stringify({ action: 'echo', request: ECHO_ARGUMENTS });
-const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export default async function run() {
   console.log('\n## Webtools: POST execute of echo {"message":"hello","repeat":2}');
