@@ -1,7 +1,7 @@
 import { McpLiteError } from '../core/errors.js';
 import { loadOptional } from '../optional-peers.js';
 import { callScope } from './deadline.js';
-import { fetchWithinOrigin, type HttpFetch, readBoundedText } from './http-fetch.js';
+import { fetchWithinOrigin, type HttpFetch, readResponseText } from './http-fetch.js';
 import { type ClientLimits, limitsOf } from './limits.js';
 import type { Transport } from './transport.js';
 import type { Binding, ConnectOptions } from './types.js';
@@ -117,7 +117,7 @@ async function probe(
     const asking = callScope(PROBE_MS, signal);
     try {
       const res = await send(url, { ...init, signal: asking.signal });
-      return JSON.parse(await readBoundedText(res, limits.maxResponseBytes)) as unknown;
+      return JSON.parse(await readResponseText(res, limits.maxResponseBytes)) as unknown;
     } catch (err) {
       // The caller's deadline ends the asking; any other failure only means "not this binding".
       if (signal?.aborted) throw err;

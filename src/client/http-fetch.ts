@@ -1,4 +1,5 @@
 import { McpLiteError } from '../core/errors.js';
+import { readBoundedText } from '../core/read-bounded.js';
 import { authError } from './auth-challenge.js';
 import { boundExceeded } from './limits.js';
 import { fromHttpStatus } from './wire-errors.js';
@@ -62,9 +63,8 @@ function redirectRefused(status: number, location: string, why: string): McpLite
  * The body as text, refusing one over `limit` bytes (by its Content-Length, or as it arrives) with
  * `payload_too_large`: `res.text()` would buffer whatever the server sends.
  */
-export async function readBoundedText(res: Response, limit: number): Promise<string> {
-  const bytes = await readBoundedBytes(res, limit, () => boundExceeded('maxResponseBytes', limit));
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+export function readResponseText(res: Response, limit: number): Promise<string> {
+  return readBoundedText(res, limit, () => boundExceeded('maxResponseBytes', limit));
 }
 
 /**
@@ -73,7 +73,7 @@ export async function readBoundedText(res: Response, limit: number): Promise<str
  * HTTP status's error.
  */
 export async function readJsonReply(res: Response, limit: number): Promise<unknown> {
-  const text = await readBoundedText(res, limit);
+  const text = await readResponseText(res, limit);
   const denied = authError(res.status, res.headers, text);
   if (denied) throw denied;
   try {
@@ -81,35 +81,4 @@ export async function readJsonReply(res: Response, limit: number): Promise<unkno
   } catch {
     throw fromHttpStatus(res.status, text);
   }
-}
-
-/**
- * The body as bytes, at most `limit` of them (by its Content-Length, or as it arrives): past it the body is
- * cancelled and the read fails with `tooLarge()`, so a peer that answers without end costs bounded memory.
- */
-export async function readBoundedBytes(
-  res: Response,
-  limit: number,
-  tooLarge: () => Error,
-): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!res.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
 }

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
 import { endWithProcess } from './child-reaper.js';
-import { type HttpFetch, readBoundedText } from './http-fetch.js';
+import { type HttpFetch, readResponseText } from './http-fetch.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 
 /** What the bounded SDK wires report: a bound broken (the connection's calls then fail), an auth refusal. */
@@ -22,7 +22,7 @@ export function boundedSdkFetch(limits: ClientLimits, hooks: SdkWireHooks, send:
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const res = await send(url, init ?? {});
     if (res.status === 401 || res.status === 403) {
-      const text = await readBoundedText(res, limits.maxResponseBytes);
+      const text = await readResponseText(res, limits.maxResponseBytes);
       const denied = authError(res.status, res.headers, text);
       if (denied) hooks.onDenied?.(denied);
       return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });

@@ -1,5 +1,5 @@
-import { readBoundedBytes } from '../client/http-fetch.js';
 import { McpLiteError } from '../core/errors.js';
+import { readBoundedBytes } from '../core/read-bounded.js';
 
 /**
  * A fetch response's body, at most `limit` bytes: past it the body is cancelled and the read fails with

@@ -1,4 +1,5 @@
 import { McpLiteError } from '../errors.js';
+import { documentTooLarge, readBoundedJson } from '../read-bounded.js';
 
 /** What the resource server needs of an authorization server's metadata (RFC 8414 / OpenID Connect Discovery). */
 export interface IssuerMetadata {
@@ -27,13 +28,9 @@ export function metadataUrls(issuer: string): string[] {
   ].filter((u, i, all) => all.indexOf(u) === i);
 }
 
-/** Reads a JSON answer of at most `maxBytes` (a hostile endpoint cannot make the server buffer without end). */
-export async function boundedJson(response: Response, maxBytes = MAX_METADATA_BYTES): Promise<unknown> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-  const text = await response.text();
-  if (text.length > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-  return JSON.parse(text);
+/** Reads a JSON answer of at most `maxBytes`, bounded while it arrives (a hostile endpoint cannot make the server buffer without end). */
+export function boundedJson(response: Response, maxBytes = MAX_METADATA_BYTES): Promise<unknown> {
+  return readBoundedJson(response, maxBytes, documentTooLarge('answer', maxBytes));
 }
 
 /**
