@@ -6,6 +6,7 @@
  * `mcplite/node`, and every symbol has exactly one import path.
  */
 export { composeHandlers } from './bindings/common/compose.js';
+export type { ReadinessCheck } from './bindings/common/health.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
 export { type Authenticate, anyOf, bearerAuth, type Credentials, type Principal } from './core/auth.js';
@@ -80,6 +81,7 @@ export {
   type TypedTool,
 } from './core/tool.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
+export { type AssembledHandler, createHandler, type HandlerOptions } from './create-handler.js';
 export { createServer, type ServerOptions } from './create-server.js';
 export { MemoryPromiseStore, type MemoryPromiseStoreOptions } from './stores/memory.js';
 export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './stores/memory-rate-limit.js';

@@ -1,4 +1,4 @@
-import { createHealthHandler, type Readiness, type ReadinessCheck } from './bindings/common/health.js';
+import type { Readiness, ReadinessCheck } from './bindings/common/health.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
@@ -33,16 +33,15 @@ export interface OpsOptions {
   metrics?: boolean | { path?: string; metrics?: Metrics };
 }
 
-/** The handlers the options ask for, in the order `serve` composes them (before the bindings). */
+/**
+ * The Node-only handlers the options ask for (Prometheus metrics), which `serve` puts before the bindings; health
+ * and readiness are `createHandler`'s, on every runtime.
+ */
 export async function opsHandlers(
   server: ToolServer,
-  options: OpsOptions,
-  readiness: Readiness,
+  options: Pick<OpsOptions, 'metrics'>,
 ): Promise<NeutralHandler[]> {
-  return [
-    ...(options.health === false ? [] : [createHealthHandler(readiness)]),
-    ...(options.metrics ? [await metricsHandler(server, options.metrics)] : []),
-  ];
+  return options.metrics ? [await metricsHandler(server, options.metrics)] : [];
 }
 
 /**

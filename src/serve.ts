@@ -1,80 +1,20 @@
 import type { Server } from 'node:http';
-import { type ListenOptions, listenNode, type NodeListening } from './adapters/node.js';
-import { composeHandlers } from './bindings/common/compose.js';
-import { Readiness } from './bindings/common/health.js';
-import { type HostGuardOptions, isLoopbackHost, withHostGuard } from './bindings/common/host-guard.js';
-import { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
+import { listenNode, type NodeListening } from './adapters/node.js';
+import { isLoopbackHost } from './bindings/common/host-guard.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
-import { createMcpBinding, type McpBindingOptions, type McpHandler } from './bindings/mcp/index.js';
-import {
-  createLegacySseBinding,
-  type LegacySseHandler,
-  type LegacySseOptions,
-} from './bindings/mcp/legacy-sse/index.js';
-import { createMcpWsBinding, type McpWsOptions } from './bindings/mcp/ws/index.js';
+import type { LegacySseHandler } from './bindings/mcp/legacy-sse/index.js';
+import { createMcpWsBinding } from './bindings/mcp/ws/index.js';
 import { normaliseBase } from './bindings/mcp-lite/http/base-path.js';
-import { createHttpBinding, type HttpBindingOptions } from './bindings/mcp-lite/http/index.js';
-import {
-  createMcpLiteWsBinding,
-  type McpLiteWsOptions,
-  type WsEndpoint,
-} from './bindings/mcp-lite/ws/index.js';
-import { createWebtoolsBinding } from './bindings/webtools/index.js';
+import { createMcpLiteWsBinding, type WsEndpoint } from './bindings/mcp-lite/ws/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
-import type { SessionStateStore } from './core/session-state.js';
-import type { Inspector, InspectorOptions } from './inspector/index.js';
+import { createHandler, engineOptions } from './create-handler.js';
+import type { Inspector } from './inspector/index.js';
 import { loadOptional, MissingPeerError } from './optional-peers.js';
-import { followReadiness, type OpsOptions, opsHandlers } from './serve-ops.js';
+import { followReadiness, opsHandlers } from './serve-ops.js';
+import { type ServeOptions, serveBlocks } from './serve-options.js';
 
-/** Options of `serve`: where to listen, the HTTP binding's options and the local-bind protection. */
-export interface ServeOptions extends ListenOptions, HttpBindingOptions, HostGuardOptions, OpsOptions {
-  /**
-   * Check Host and Origin against the allowed lists (DNS-rebinding protection). Default: on when bound to a
-   * loopback address, off otherwise.
-   */
-  dnsRebindingProtection?: boolean;
-  /** More neutral handlers to serve on the same port (tried after the MCP-lite HTTP binding). */
-  extraHandlers?: NeutralHandler[];
-  /**
-   * Also serve the MCP-lite gRPC binding (with reflection and health) on this port; 0 picks a free one.
-   * Default: no gRPC (the CLI passes 50051). `maxBodyBytes` bounds its request messages (not its responses).
-   */
-  grpcPort?: number | false;
-  /** Address the gRPC listener binds. Default: `host`. */
-  grpcHost?: string;
-  /** Where the full MCP binding (Streamable HTTP) lives; `false` turns it off. Default `/mcp`. */
-  mcpPath?: string | false;
-  /** Options of the MCP binding (sessions, page size, caching hints…). */
-  mcp?: Omit<McpBindingOptions, 'path'>;
-  /** Where MCP-lite over WebSocket lives; `false` turns it off. Default `<basePath>ws` (`/mcp-lite/v1/ws`). */
-  wsPath?: string | false;
-  /** Options of MCP-lite over WebSocket (message and buffer bounds, keepalive, connection bounds…). */
-  ws?: Omit<McpLiteWsOptions, 'path'>;
-  /**
-   * MCP over WebSocket, an upgrade on `mcpPath` (subprotocol `mcp`): its bounds (as `ws`) and engine options
-   * (default: those of `mcp`), or `false` for none. Default on whenever `mcpPath` is.
-   */
-  mcpWs?: Omit<McpWsOptions, 'path'> | false;
-  /**
-   * MCP's legacy HTTP+SSE transport (2024-11-05: `GET /sse`, `POST /messages?sessionId=…`): its paths and bounds
-   * (engine options default to those of `mcp`), or `false` for none. Default on whenever `mcpPath` is.
-   */
-  legacySse?: LegacySseOptions | false;
-  /**
-   * Where the MCP sessions (Streamable HTTP and legacy HTTP+SSE), their event logs, server-request waiters and
-   * task-resume data live. Default: a memory store per binding. Replicas given stores over the same Redis
-   * (`RedisSessionStore`, same prefix) serve each other's sessions. `close` does not close it: its owner does.
-   */
-  sessionStore?: SessionStateStore;
-  /** Where the Webtools binding lives (`<path><webtool>/`); `false` turns it off. Default `/webtools/`. */
-  webtoolsPath?: string | false;
-  /**
-   * Mount the web inspector at `/inspector/` (or `path`), inspecting this server through its own MCP-lite HTTP
-   * binding. Off by default; it answers loopback clients only unless `allowRemote` (docs/inspector.md).
-   */
-  inspector?: boolean | Omit<InspectorOptions, 'target' | 'selfBasePath' | 'requiresToken'>;
-}
+export type { DeprecatedServeOptions, ServeOptions } from './serve-options.js';
 
 /** A listener that could not start (a port in use, an address not available): which binding, and where. */
 export class ListenError extends Error {
@@ -124,80 +64,40 @@ export interface RunningServer {
 /** Serves a tool server over every binding it has on node:http. */
 export async function serve(server: ToolServer, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const mcp: McpHandler | undefined =
-    options.mcpPath === false
-      ? undefined
-      : createMcpBinding(server, {
-          maxBodyBytes: options.maxBodyBytes,
-          ...options.mcp,
-          ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
-          path: options.mcpPath ?? '/mcp',
-        });
-  const legacy: LegacySseHandler | undefined =
-    options.mcpPath === false || options.legacySse === false
-      ? undefined
-      : createLegacySseBinding(server, {
-          maxBodyBytes: options.maxBodyBytes,
-          ...engineOptions(options.mcp),
-          // One engine per server: every MCP transport answers with the same methods, tools and flights.
-          ...(mcp ? { engine: mcp.engine } : {}),
-          ...options.legacySse,
-          ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
-        });
-  const webtools =
-    options.webtoolsPath === false
-      ? []
-      : [
-          createWebtoolsBinding(server, {
-            basePath: options.webtoolsPath ?? '/webtools/',
-            ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-            ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
-          }),
-        ];
-  const httpBinding = createHttpBinding(server, options);
-  const readiness = new Readiness(options.readiness);
-  const ops = await opsHandlers(server, options, readiness);
-  const inspector = options.inspector ? await inspectorFor(server, httpBinding, options) : undefined;
-  let handler = composeHandlers(
-    // First: cheap, and answered whatever the bindings' auth.
-    ...ops,
-    // RFC 9728 metadata, which a client reads before it has a token (declines unless auth is OAuth).
-    createProtectedResourceHandler(server),
-    httpBinding,
-    ...webtools,
-    ...(mcp ? [mcp] : []),
-    ...(legacy ? [legacy] : []),
-    ...(options.extraHandlers ?? []),
+  const blocks = serveBlocks(options);
+  // The inspector calls this server through the MCP-lite binding the handler holds, so it is made after it.
+  let inspectorHandler: NeutralHandler | undefined;
+  const handler = createHandler(server, {
+    ...blocks.handler,
+    dnsRebindingProtection:
+      options.dnsRebindingProtection ?? (isLoopbackHost(host) || options.allowedHosts !== undefined),
+    before: await opsHandlers(server, { metrics: options.metrics }),
     // Last, so that it costs the bindings' requests nothing.
-    ...(inspector ? [inspector.handler] : []),
-  );
-  const guarded = options.dnsRebindingProtection ?? isLoopbackHost(host);
-  if (guarded) handler = withHostGuard(handler, options);
-  const ws =
-    options.wsPath === false
-      ? undefined
-      : createMcpLiteWsBinding(server, {
-          maxMessageBytes: options.maxBodyBytes,
-          maxBatchSize: options.maxBatchSize,
-          checkHost: guarded,
-          allowedHosts: options.allowedHosts,
-          allowedOrigins: options.allowedOrigins,
-          ...options.ws,
-          path: options.wsPath ?? `${normaliseBase(options.basePath ?? '/mcp-lite/v1/')}ws`,
-        });
+    handlers: [...(blocks.handler.handlers ?? []), (request) => inspectorHandler?.(request)],
+  });
+  const inspector =
+    options.inspector && handler.mcpLite
+      ? await inspectorFor(server, handler.mcpLite, blocks.handler.mcpLite || {}, options)
+      : undefined;
+  inspectorHandler = inspector?.handler;
+  const guard = {
+    checkHost: handler.guarded,
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+  };
+  const mcp = handler.mcp;
+  const legacy = handler.legacySse;
+  const ws = blocks.ws ? createMcpLiteWsBinding(server, { ...blocks.ws, ...guard }) : undefined;
   const mcpWs =
-    options.mcpPath === false || options.mcpWs === false
-      ? undefined
-      : createMcpWsBinding(server, {
-          maxMessageBytes: options.maxBodyBytes,
-          checkHost: guarded,
-          allowedHosts: options.allowedHosts,
-          allowedOrigins: options.allowedOrigins,
-          ...engineOptions(options.mcp),
-          ...(mcp ? { engine: mcp.engine } : {}),
-          ...options.mcpWs,
-          path: options.mcpPath ?? '/mcp',
-        });
+    blocks.mcpWs && mcp
+      ? createMcpWsBinding(server, {
+          ...engineOptions(blocks.handler.mcp),
+          // One engine per server: every MCP transport answers with the same methods, tools and flights.
+          engine: mcp.engine,
+          ...blocks.mcpWs,
+          ...guard,
+        })
+      : undefined;
   const endpoints = [ws, mcpWs].filter((e): e is WsEndpoint => e !== undefined);
   const http = await listenNode(handler, {
     ...options,
@@ -210,13 +110,12 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
     throw new ListenError('http', host, options.port ?? 0, err);
   });
   let grpc: GrpcListening | undefined;
-  if (options.grpcPort !== undefined && options.grpcPort !== false) {
+  if (blocks.grpc) {
     try {
       // Loaded on demand, so HTTP-only servers do not pay for loading grpc-js and the protos.
       const { listenGrpc } = await loadOptional('grpc', () => import('./bindings/grpc/listen.js'));
       grpc = await listenGrpc(server, {
-        port: options.grpcPort,
-        host: options.grpcHost ?? host,
+        ...blocks.grpc,
         // The body limit bounds what clients send; responses keep gRPC's own limit, as HTTP responses have none.
         ...(options.maxBodyBytes !== undefined ? { maxRequestBytes: options.maxBodyBytes } : {}),
         ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
@@ -225,10 +124,11 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
       http.server.closeAllConnections();
       await http.close();
       if (err instanceof MissingPeerError) throw err;
-      throw new ListenError('grpc', options.grpcHost ?? host, options.grpcPort, err);
+      throw new ListenError('grpc', blocks.grpc.host ?? host, blocks.grpc.port ?? 0, err);
     }
   }
   let closing: Promise<void> | undefined;
+  const readiness = handler.readiness;
   const stopHealth =
     grpc?.health && readiness.checked ? followReadiness(grpc, readiness, options.readinessPollMs) : undefined;
   return {
@@ -248,8 +148,7 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
         await server.drain(graceMs);
         // The calls are done; MCP session streams and WebSocket connections never end by themselves, so end them
         // before waiting below.
-        mcp?.close();
-        legacy?.close();
+        handler.close();
         const wsGrace = Math.max(0, Math.min(1000, deadline - Date.now()));
         await Promise.all(endpoints.map((e) => e.close(wsGrace)));
         // A call that just ended still has its response (the JSON body, the SSE `done`) to write: cutting the
@@ -274,12 +173,13 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
 async function inspectorFor(
   server: ToolServer,
   httpBinding: NeutralHandler,
+  mcpLite: { basePath?: string },
   options: ServeOptions,
 ): Promise<Inspector> {
   const { createInspector } = await import('./inspector/index.js');
   const { createMcpLiteHttpTarget } = await import('./inspector/targets/mcp-lite-http.js');
   const { handlerTransport } = await import('./inspector/targets/transport.js');
-  const basePath = options.basePath ?? '/mcp-lite/v1/';
+  const basePath = normaliseBase(mcpLite.basePath ?? '/mcp-lite/v1/');
   const extra = typeof options.inspector === 'object' ? options.inspector : {};
   return createInspector({
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
@@ -306,29 +206,6 @@ async function closeWhenIdle(http: Server, closed: Promise<void>, withinMs: numb
   await Promise.race([closed, timeout]);
   clearInterval(poll);
   clearTimeout(timer);
-}
-
-/** The MCP engine's options among the MCP binding's: WebSocket connections serve the same tools the same way. */
-function engineOptions(mcp: ServeOptions['mcp']): McpWsOptions & LegacySseOptions {
-  if (!mcp) return {};
-  const {
-    pageSize,
-    cacheTtlMs,
-    instructions,
-    nativeTools,
-    tasksRequired,
-    nativePrompts,
-    serverRequestTimeoutMs,
-  } = mcp;
-  return {
-    pageSize,
-    cacheTtlMs,
-    instructions,
-    nativeTools,
-    tasksRequired,
-    nativePrompts,
-    serverRequestTimeoutMs,
-  };
 }
 
 /** How often a closing server looks for connections that have become idle. */

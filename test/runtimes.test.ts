@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import type { McpLiteError } from '../src/core/errors.js';
@@ -161,6 +164,39 @@ for (const launcher of runtimeLaunchers()) {
       }
     });
 
+    // A Worker cannot write one request's stream from another request's handler (docs/runtimes.md): legacy SSE,
+    // whose POST answers down the GET's stream, needs one Durable Object per session there.
+    it.skipIf(launcher.name.startsWith('workerd'))(
+      'serves MCP legacy HTTP+SSE to the official SDK: GET /sse streams, POST /messages answers (not on Workers)',
+      async () => {
+        const client = new Client({ name: 'runtimes', version: '1.0.0' });
+        await client.connect(new SSEClientTransport(new URL(`${running.url}/sse`)));
+        try {
+          expect((await client.listTools()).tools.map((t) => t.name)).toContain('greet');
+          expect(await client.callTool({ name: 'greet', arguments: { name: 'Di' } })).toMatchObject({
+            content: [{ type: 'text', text: 'Hello, Di!' }],
+          });
+        } finally {
+          await client.close();
+        }
+      },
+    );
+
+    it('answers health and the protected resource metadata, and refuses a foreign Host', async () => {
+      const health = await fetch(`${running.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok' });
+      expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+      const metadata = await fetch(`${running.url}/.well-known/oauth-protected-resource/secure/mcp`);
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toMatchObject({
+        resource: 'http://127.0.0.1/secure/mcp',
+        authorization_servers: ['https://auth.runtimes.test/'],
+      });
+      expect((await fetch(`${running.url}/secure/mcp`, { method: 'POST' })).status).toBe(401);
+      expect(await statusWithHost(`${running.url}/healthz`, 'attacker.example')).toBe(403);
+    });
+
     it('serves Webtools: metadata, execution and the schema error', async () => {
       const client = await connect(`${running.url}/webtools/runtimes/`, { timeout: CALL_TIMEOUT_MS });
       try {
@@ -181,5 +217,17 @@ for (const launcher of runtimeLaunchers()) {
         await client.close();
       }
     });
+  });
+}
+
+/** The status of a GET that names `host` in its Host header (fetch does not let a caller set it). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
   });
 }

@@ -1,16 +1,16 @@
 /**
- * The app every runtime test serves: one fetch handler with MCP (Streamable HTTP, stateless 2026-07-28 included),
- * MCP-lite HTTP (+ SSE) and Webtools, built from the fetch path only (the fetch adapter, the bindings, core and the
- * memory stores), so that it loads where `node:*` does not (Workers without `nodejs_compat`). Made at module scope,
- * as a Worker makes it: nothing here may start a timer or draw a random value before the first request.
+ * The app every runtime test serves: the one assembly (`createHandler`: MCP Streamable HTTP with the stateless
+ * 2026-07-28 revision, legacy HTTP+SSE, MCP-lite HTTP (+ SSE), Webtools, health, the Host/Origin guard) built from
+ * the fetch path only (the fetch adapter, the bindings, core and the memory stores), so that it loads where `node:*`
+ * does not (Workers without `nodejs_compat`). Made at module scope, as a Worker makes it: nothing here may start a
+ * timer or draw a random value before the first request. A second, OAuth-protected server rides along at
+ * `/secure/mcp`, so that its protected resource metadata is served on every runtime too.
  */
 import { toFetchHandler } from '../../src/adapters/fetch.js';
-import { composeHandlers } from '../../src/bindings/common/compose.js';
-import { createMcpBinding } from '../../src/bindings/mcp/index.js';
-import { createHttpBinding } from '../../src/bindings/mcp-lite/http/index.js';
-import { createWebtoolsBinding } from '../../src/bindings/webtools/index.js';
+import { oauthResourceServer } from '../../src/core/oauth/resource-server.js';
 import { elicit } from '../../src/core/outcomes.js';
 import { defineTool } from '../../src/core/tool.js';
+import { createHandler } from '../../src/create-handler.js';
 import { createServer } from '../../src/create-server.js';
 
 /** Whether this runtime lets code be generated from strings (ajv needs it; Workers forbid it). */
@@ -88,9 +88,33 @@ const tools = [
 
 const server = createServer({ name: 'runtimes', tools, logger: console, rateLimit: 1000 });
 
+/** The hosts the runtimes are reached at: any other Host is refused (DNS-rebinding protection). */
+const allowedHosts = ['127.0.0.1', 'localhost'];
+
+/** A server whose tools need a token from an authorization server (never reached: only its metadata is read). */
+const secured = createServer({
+  name: 'secured',
+  tools: [defineTool({ name: 'secret', description: 'Needs a token', handler: () => 'shh' })],
+  authenticate: oauthResourceServer({
+    issuer: 'https://auth.runtimes.test/',
+    resource: 'http://127.0.0.1/secure/mcp',
+  }),
+});
+
 /** The app as a fetch handler: `(request, env?, ctx?) => Response`. */
 export const fetchHandler = toFetchHandler(
-  composeHandlers(createMcpBinding(server), createHttpBinding(server), createWebtoolsBinding(server)),
+  createHandler(server, {
+    allowedHosts,
+    handlers: [
+      createHandler(secured, {
+        mcp: { path: '/secure/mcp' },
+        mcpLite: false,
+        webtools: false,
+        legacySse: false,
+        health: false,
+      }),
+    ],
+  }),
 );
 
 /** The Workers module shape. */

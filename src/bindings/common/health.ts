@@ -107,7 +107,8 @@ export function createHealthHandler(readiness: Readiness, options: HealthOptions
   const healthPath = options.healthPath ?? '/healthz';
   const readyPath = options.readyPath ?? '/readyz';
   // The liveness answer never changes: made once.
-  const alive = JSON.stringify({ status: 'ok', pid: process.pid });
+  // Workers have no process (and no pid) unless nodejs_compat gives them one.
+  const alive = JSON.stringify({ status: 'ok', pid: globalThis.process?.pid });
   return (request) => {
     const { path } = request;
     if (path !== healthPath && path !== readyPath) return undefined;

@@ -1,8 +1,9 @@
 import type { Principal } from '../../../core/auth.js';
-import { McpLiteError, toMcpLiteError } from '../../../core/errors.js';
+import { logInternal, McpLiteError, toMcpLiteError } from '../../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../core/http.js';
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore } from '../../../core/session-state.js';
+import { unrefTimer } from '../../../core/timers.js';
 import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { AsyncQueue } from '../../common/async-queue.js';
 import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
@@ -97,6 +98,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
 
   function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
     const e = toMcpLiteError(err);
+    if (e.code === 'internal') logInternal(server.logger, e, { binding: 'mcp-sse' });
     return jsonHttpResponse(HTTP_STATUS[e.code], mcpErrorMessage(null, e), errorHeaders(e, headers));
   }
 
@@ -189,11 +191,11 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     const touch = Number.isFinite(idleMs)
       ? setInterval(() => store.touch(id).catch(() => {}), Math.max(10, Math.min(60_000, idleMs / 3)))
       : undefined;
-    touch?.unref();
+    if (touch) unrefTimer(touch);
     const keepAlive = setInterval(() => {
       if (queue.pending === 0) void push(': keep-alive\n\n');
     }, keepAliveMs);
-    keepAlive.unref();
+    unrefTimer(keepAlive);
     queue.onConsumerGone(end);
     request.signal.addEventListener('abort', end, { once: true });
     void push(`event: endpoint\ndata: ${messagesPath}?sessionId=${id}\n\n`);
