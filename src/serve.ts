@@ -183,6 +183,7 @@ async function inspectorFor(
   const extra = typeof options.inspector === 'object' ? options.inspector : {};
   return createInspector({
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    logger: server.logger,
     ...extra,
     target: createMcpLiteHttpTarget({ transport: handlerTransport(httpBinding, basePath) }),
     selfBasePath: basePath,

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { errorExit } from '../bindings/common/error-exit.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../bindings/common/json-body.js';
-import { McpLiteError, toMcpLiteError } from '../core/errors.js';
+import { McpLiteError } from '../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+import { stderrLogger, toLogger } from '../core/log-output.js';
+import type { LoggerLike } from '../core/logger.js';
 import { InspectorApi, type InspectorApiLimits, json } from './api.js';
 import { InspectorCredentials, TOKEN_HEADER, TOKEN_PARAMETER } from './credentials.js';
 import { checkInspectorRequest, type InspectorGuardOptions } from './guard.js';
@@ -52,6 +55,8 @@ export interface InspectorOptions extends InspectorGuardOptions, InspectorApiLim
    * the CLI's loopback path, so a client registered by `mcplite login` (any loopback port, RFC 8252) serves both.
    */
   signInCallbackPath?: string;
+  /** Where an internal error of the page's API is logged (once, with its cause). Default: stderr, warnings and up. */
+  logger?: LoggerLike;
 }
 
 /** A mounted inspector: its handler and its per-run token. */
@@ -98,12 +103,13 @@ export function createInspector(options: InspectorOptions): Inspector {
   const credentials = new InspectorCredentials(token, mount);
 
   const callbackPath = options.signInCallbackPath ?? `${mount}${CALLBACK}`;
+  const log = toLogger(options.logger ?? stderrLogger());
 
   const handler: NeutralHandler = (request) => {
     if (request.path !== bare && !request.path.startsWith(mount) && request.path !== callbackPath)
       return undefined;
     return handle(request).catch((err) => {
-      const e = toMcpLiteError(err);
+      const e = errorExit(err, log);
       return json(STATUS[e.code] ?? 500, {
         error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) },
       });

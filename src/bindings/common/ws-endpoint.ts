@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../../core/auth.js';
-import { type ErrorCode, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { type ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
+import { errorExit } from './error-exit.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { errorHeaders } from './http-reply.js';
 import type { ConnectionPeer, JsonRpcConnection } from './json-rpc-connection.js';
@@ -171,7 +172,7 @@ export function createWsEndpoint(
       const admitted = server.authenticateCaller(headers);
       principal = admitted instanceof Promise ? await admitted : admitted;
     } catch (err) {
-      return refuseUpgrade(socket, options.wire, toMcpLiteError(err));
+      return refuseUpgrade(socket, options.wire, errorExit(err, log));
     }
     if (socket.destroyed) return;
     const remoteAddress = req.socket.remoteAddress;

@@ -7,13 +7,14 @@ import type {
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import type { ElicitationReply } from '../../core/elicitations.js';
-import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { McpLiteError } from '../../core/errors.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { BindingCall, BindingCaller, type CallSource } from '../common/binding-call.js';
 import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
+import { errorExit } from '../common/error-exit.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
@@ -90,9 +91,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
 
   /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
   function statusOf(err: unknown): GrpcStatusError {
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternal(log, e);
-    return toGrpcError(e);
+    return toGrpcError(errorExit(err, log));
   }
 
   /** Authenticates the call's metadata in core; undefined when nothing has to be waited for. */

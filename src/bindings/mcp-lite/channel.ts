@@ -1,4 +1,5 @@
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { errorExit } from '../common/error-exit.js';
 import {
   type ConnectionLink,
   type ConnectionPeer,
@@ -112,7 +113,7 @@ function channelProtocol(rpc: McpLiteRpc, link: ConnectionLink): ConnectionProto
     link.enter();
     rpc.batch(messages, call, peer.principal).then(
       (reply) => finish(key, call, reply),
-      (err) => finish(key, call, rpcErrorMessage(null, toMcpLiteError(err))),
+      (err) => finish(key, call, rpcErrorMessage(null, errorExit(err, rpc.log))),
     );
   }
 
@@ -131,7 +132,7 @@ function channelProtocol(rpc: McpLiteRpc, link: ConnectionLink): ConnectionProto
 
   return {
     receive,
-    errorMessage: (id, err) => rpcErrorMessage(id, toMcpLiteError(err)),
+    errorMessage: (id, err) => rpcErrorMessage(id, errorExit(err, rpc.log)),
     close(reason) {
       for (const call of calls.values()) call.abort(reason);
       calls.clear();

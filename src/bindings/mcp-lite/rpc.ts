@@ -1,13 +1,15 @@
 import type { Principal } from '../../core/auth.js';
 import type { CallWire } from '../../core/call-request.js';
 import type { Listing } from '../../core/catalog.js';
-import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { BindingCall, BindingCaller, type CallSource } from '../common/binding-call.js';
 import { echoName } from '../common/echo.js';
 import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
+import { errorExit } from '../common/error-exit.js';
 import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
 import { rpcErrorMessage, wireResultJson } from './wire.js';
 
@@ -59,8 +61,8 @@ export interface McpLiteRpc {
     principal: Principal | undefined,
     onPartial?: (data: unknown) => void | Promise<void>,
   ): BindingCall;
-  /** Logs an internal error (its cause, never sent to the client). */
-  logInternal(err: McpLiteError): void;
+  /** The binding's logger, which its error exit (`common/error-exit.ts`) logs an internal error to. */
+  readonly log: Pick<Logger, 'error'>;
 }
 
 /** Options of the MCP-lite JSON-RPC handling. */
@@ -77,7 +79,6 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
   // One name in logs, metrics and `op.caller.binding`: `http`, `ws`, `stdio`.
   const callBinding = (options.binding ?? 'mcp-lite').replace(/^mcp-lite-/, '');
   const log = server.logger.child({ binding: callBinding });
-  const logInternalError = (err: McpLiteError) => logInternal(log, err);
 
   function answer<T>(
     m: JsonRpcRequest,
@@ -102,9 +103,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
   function messageReply(m: JsonRpcRequest, result: string | undefined, err?: unknown): string | undefined {
     if (!('id' in m)) return undefined;
     if (result !== undefined) return resultResponse(m, result);
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternalError(e);
-    return rpcErrorMessage(m.id, e);
+    return rpcErrorMessage(m.id, errorExit(err, log));
   }
 
   function answerUnchecked(
@@ -170,7 +169,7 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
         (m, err) => rpcErrorMessage(idOf(m, err), err),
       ),
     toolCall: (m, origin, principal, onPartial) => toolCall(m, origin, principal, onPartial, callBinding),
-    logInternal: logInternalError,
+    log,
   };
 }
 

@@ -1,8 +1,9 @@
 import type { Principal } from '../../core/auth.js';
-import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { McpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
+import { errorExit } from '../common/error-exit.js';
 import { errorHeaders } from '../common/http-reply.js';
 import {
   idOf,
@@ -210,8 +211,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
    * throwables become `internal`, logged here (the MCP binding's one place) and never sent.
    */
   errorReply(status: number | undefined, id: JsonRpcId | undefined, err: unknown, stateless: boolean): Reply {
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternal(this.log, e);
+    const e = errorExit(err, this.log);
     return new Reply(
       status ?? httpStatusOf(e, stateless),
       mcpErrorMessage(id, e, stateless),

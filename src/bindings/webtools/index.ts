@@ -1,7 +1,7 @@
 import type { Principal } from '../../core/auth.js';
 import type { CallRequest } from '../../core/call-request.js';
 import type { Listing } from '../../core/catalog.js';
-import { logInternal, McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
@@ -12,6 +12,7 @@ import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } fr
 import { admitThen } from '../common/admit.js';
 import { BindingCall, BindingCaller } from '../common/binding-call.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
+import { errorExit } from '../common/error-exit.js';
 import { errorHeaders, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { type FinalEvents, sseEvent, streamCall } from '../mcp-lite/http/sse.js';
@@ -45,7 +46,6 @@ export function createWebtoolsBinding(
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const log = server.logger.child({ binding: BINDING });
-  const logInternalError = (err: McpLiteError) => logInternal(log, err);
   const streamFinal: FinalEvents = {
     done: (result) => sseEvent('done', JSON.parse(toWebtoolsReply(result).body)),
     error: (err) => sseEvent('error', JSON.parse(errorEnvelope(err))),
@@ -58,7 +58,7 @@ export function createWebtoolsBinding(
       server,
       request,
       (principal) => route(request, principal),
-      (err) => fail(toMcpLiteError(err)),
+      (err) => fail(errorExit(err, log)),
     );
   }
 
@@ -154,7 +154,7 @@ export function createWebtoolsBinding(
               return server.callTool(call);
             },
             heartbeatMs,
-            logInternalError,
+            log,
             streamFinal,
           );
         }
@@ -185,9 +185,7 @@ export function createWebtoolsBinding(
   }
 
   function failWithAny(err: unknown): NeutralResponse {
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternalError(e);
-    return fail(e);
+    return fail(errorExit(err, log));
   }
 }
 

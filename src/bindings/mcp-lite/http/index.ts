@@ -5,6 +5,7 @@ import { type MaybePromise, mapMaybe } from '../../../core/maybe-promise.js';
 import type { ToolServer } from '../../../core/server.js';
 import { admitThen } from '../../common/admit.js';
 import { BindingCaller } from '../../common/binding-call.js';
+import { errorExit } from '../../common/error-exit.js';
 import {
   accepted,
   errorHeaders,
@@ -44,7 +45,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-http' });
-  const logInternalError = rpcs.logInternal;
+  const log = rpcs.log;
 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
   return (request) => (request.path.startsWith(base) ? handle(request) : undefined);
@@ -72,7 +73,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       const e = new McpLiteError('method_not_allowed', `Method ${request.method} not allowed: use POST`);
       return Promise.resolve(failWith(e, { allow: 'POST' }));
     }
-    return admitThen(server, request, (principal) => readAndRespond(request, kind, principal), failWithAny);
+    return admitThen(server, request, (principal) => readAndRespond(request, kind, principal), failWith);
   }
 
   /** Checks the body's headers, reads it and answers; never rejects (errors become error responses). */
@@ -86,7 +87,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       assertJsonBodyHeaders(request.headers);
       bytes = request.readBody(maxBody);
     } catch (err) {
-      return Promise.resolve(failWithAny(err));
+      return Promise.resolve(failWith(err));
     }
     return bytes.then((bytes) => {
       try {
@@ -97,20 +98,16 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
             : kind === 'list'
               ? listTools(body, request, principal)
               : prompts(body, request, principal);
-        return response instanceof Promise ? response.then(undefined, failWithAny) : response;
+        return response instanceof Promise ? response.then(undefined, failWith) : response;
       } catch (err) {
-        return failWithAny(err);
+        return failWith(err);
       }
-    }, failWithAny);
+    }, failWith);
   }
 
-  function failWithAny(err: unknown): NeutralResponse {
-    return failWith(toMcpLiteError(err));
-  }
-
-  /** A whole-request error, with the status of its code. */
-  function failWith(err: McpLiteError, extraHeaders?: Record<string, string>): NeutralResponse {
-    if (err.code === 'internal') logInternalError(err);
+  /** A whole-request error, with the status of its code, through the one error exit. */
+  function failWith(thrown: unknown, extraHeaders?: Record<string, string>): NeutralResponse {
+    const err = errorExit(thrown, log);
     return jsonHttpResponse(
       HTTP_STATUS[err.code],
       rpcErrorMessage(null, err),
@@ -207,7 +204,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     return streamCall(
       (onPartial) => server.callTool(rpcs.toolCall(message, request, principal, onPartial)),
       heartbeatMs,
-      logInternalError,
+      log,
     );
   }
 
@@ -218,8 +215,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   function loneReply(m: JsonRpcRequest, result: string | undefined, err?: unknown): NeutralResponse {
     if (!('id' in m)) return accepted();
     if (result !== undefined) return { status: 200, headers: JSON_HEADERS, body: resultResponse(m, result) };
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternalError(e);
+    const e = errorExit(err, log);
     return jsonHttpResponse(MESSAGE_HTTP_STATUS[e.code], rpcErrorMessage(m.id, e), errorHeaders(e));
   }
 }

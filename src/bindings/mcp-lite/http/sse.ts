@@ -1,8 +1,10 @@
-import { type McpLiteError, toMcpLiteError } from '../../../core/errors.js';
+import type { McpLiteError } from '../../../core/errors.js';
 import type { NeutralResponse } from '../../../core/http.js';
+import type { Logger } from '../../../core/logger.js';
 import type { CallResult } from '../../../core/outcomes.js';
 import { unrefTimer } from '../../../core/timers.js';
 import { AsyncQueue } from '../../common/async-queue.js';
+import { errorExit } from '../../common/error-exit.js';
 import { SSE_HEADERS } from '../../common/http-reply.js';
 import { toRpcError, toWireResult } from '../wire.js';
 
@@ -31,7 +33,7 @@ const MCP_LITE_FINAL: FinalEvents = {
 export function streamCall(
   run: (onPartial: (data: unknown) => Promise<void>) => Promise<CallResult>,
   heartbeatMs: number,
-  onInternalError: (err: McpLiteError) => void,
+  log: Pick<Logger, 'error'>,
   final: FinalEvents = MCP_LITE_FINAL,
 ): NeutralResponse {
   const queue = new AsyncQueue<string>();
@@ -56,9 +58,7 @@ export function streamCall(
   (async () => run((data) => send('message', { partial: data })))()
     .then((result) => final.done(result))
     .catch((err) => {
-      const e = toMcpLiteError(err);
-      if (e.code === 'internal') onInternalError(e);
-      return final.error(e);
+      return final.error(errorExit(err, log));
     })
     .then((event) => {
       lastSent = Date.now();

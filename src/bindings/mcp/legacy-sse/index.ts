@@ -1,11 +1,12 @@
 import type { Principal } from '../../../core/auth.js';
-import { logInternal, McpLiteError, toMcpLiteError } from '../../../core/errors.js';
+import { McpLiteError } from '../../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../core/http.js';
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore } from '../../../core/session-state.js';
 import { unrefTimer } from '../../../core/timers.js';
 import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { AsyncQueue } from '../../common/async-queue.js';
+import { errorExit } from '../../common/error-exit.js';
 import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
@@ -97,8 +98,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   return handler;
 
   function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
-    const e = toMcpLiteError(err);
-    if (e.code === 'internal') logInternal(server.logger, e, { binding: 'mcp-sse' });
+    const e = errorExit(err, server.logger, { binding: 'mcp-sse' });
     return jsonHttpResponse(HTTP_STATUS[e.code], mcpErrorMessage(null, e), errorHeaders(e, headers));
   }
 
