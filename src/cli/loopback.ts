@@ -51,6 +51,8 @@ export class LoopbackCatcher {
    */
   async authorize(authorizationUrl: URL, openBrowser: boolean, signal?: AbortSignal): Promise<string> {
     await this.redirectUrl();
+    // Unreferenced while idle (a catcher nobody uses must not hold the process), held while a user is away.
+    this.server?.ref();
     const back = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('No sign-in within 5 minutes')), SIGN_IN_MS);
       timer.unref();
@@ -64,7 +66,11 @@ export class LoopbackCatcher {
     });
     process.stderr.write(`Sign in at:\n  ${authorizationUrl.href}\n`);
     if (openBrowser) open(authorizationUrl.href);
-    return await back;
+    try {
+      return await back;
+    } finally {
+      this.server?.unref();
+    }
   }
 
   close(): void {
