@@ -143,13 +143,23 @@ describe('what the CLI reads and says', () => {
     await endless.hungUp;
   });
 
-  it('says a bearer-protected server without OAuth metadata needs a token', { timeout: 60_000 }, async () => {
+  it('says a bearer-protected server without OAuth metadata needs a token (its 401 code its own)', {
+    timeout: 60_000,
+  }, async () => {
     const ping = defineTool({ name: 'ping', description: 'Pings', handler: () => 'pong' });
     const running = await serve(createServer({ tools: [ping], authenticate: bearerAuth(['t0ken']) }), {
       port: 0,
       host: '127.0.0.1',
     });
     try {
+      // The 401's JSON-RPC code is unauthenticated's own, not -32002 (MCP's resource-not-found).
+      const refused = await fetch(`${running.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32010);
       const call = run(['call', `${running.url}/mcp`, 'ping', '--no-browser'], { XDG_CONFIG_HOME: config });
       expect(await call.exited).not.toBe(0);
       expect(call.stderr()).toMatch(/needs a bearer token/);
