@@ -37,7 +37,12 @@ describe('parseGatewayConfig', () => {
           crm: { url: 'https://crm.example.com/mcp', oauth: true },
           billing: {
             target: 'https://billing.example.com/mcp',
-            oauth: { clientId: 'gw', scope: 'invoices:read', clientSecretEnv: 'BILLING_SECRET' },
+            oauth: {
+              clientId: 'gw',
+              scope: 'invoices:read',
+              clientSecretEnv: 'BILLING_SECRET',
+              issuer: 'https://login.example.com',
+            },
           },
         },
       }),
@@ -50,9 +55,29 @@ describe('parseGatewayConfig', () => {
         clientId: 'gw',
         scope: 'invoices:read',
         clientSecret: 's3cret-value',
+        issuer: ['https://login.example.com'],
         grant: 'client_credentials',
       },
     });
+    // A secret goes only to the authorization server named with it: none named, no start.
+    const noIssuer = refusal(
+      JSON.stringify({
+        mcpServers: { b: { url: 'https://x/mcp', oauth: { clientId: 'gw', clientSecretEnv: 'S' } } },
+      }),
+      { S: 'never-shown' },
+    );
+    expect(noIssuer.message).toMatch(/"clientSecretEnv" needs "issuer"/);
+    expect(noIssuer.message).not.toContain('never-shown');
+    expect(
+      refusal(
+        JSON.stringify({
+          mcpServers: {
+            b: { url: 'https://x/mcp', oauth: { clientId: 'gw', clientSecretEnv: 'S', issuer: ['ftp://x'] } },
+          },
+        }),
+        { S: 'x' },
+      ).message,
+    ).toMatch(/issuer must be an http\(s\) URL/);
     const missing = refusal(
       JSON.stringify({
         mcpServers: { b: { url: 'https://x/mcp', oauth: { clientId: 'gw', clientSecretEnv: 'NOPE' } } },

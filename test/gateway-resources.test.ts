@@ -209,7 +209,12 @@ describe('a remote upstream protected by OAuth, reached with "oauth" in the conf
         mcpServers: {
           sec: {
             url: `${origin}/mcp`,
-            oauth: { clientId: MACHINE_CLIENT.clientId, clientSecretEnv: 'SEC_SECRET', scope: 'tools:read' },
+            oauth: {
+              clientId: MACHINE_CLIENT.clientId,
+              clientSecretEnv: 'SEC_SECRET',
+              issuer: issuer.issuer,
+              scope: 'tools:read',
+            },
           },
         },
       },

@@ -7,7 +7,7 @@ import { createInspector, InspectorSignIn } from '../inspector/index.js';
 import { deferredTarget } from '../inspector/targets/deferred.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
 import { CliError } from './errors.js';
-import { oauthFlagOptions } from './oauth-options.js';
+import { oauthFlagOptions, oauthIssuerOption } from './oauth-options.js';
 import { integer } from './parse.js';
 import { fileOAuthStore } from './token-file.js';
 
@@ -20,6 +20,8 @@ export interface InspectFlags {
   /** The protected resource to sign in to, when it is not the target (a gRPC target's HTTP URL). */
   oauthResource?: string;
   clientId?: string;
+  /** `--oauth-issuer`: the authorization servers to sign in with (needed with `$MCPLITE_CLIENT_SECRET`). */
+  oauthIssuer?: string[];
   scope?: string;
 }
 
@@ -49,6 +51,7 @@ export function registerInspect(program: Command): void {
       "sign in to this resource instead of the target: for grpc://, the server's HTTP URL",
     )
     .option('--client-id <id>', 'OAuth client id registered for mcplite (default: register dynamically)')
+    .addOption(oauthIssuerOption())
     .option('--scope <scope>', 'OAuth scope to ask for when the server names none')
     .action(async (target: string, flags: InspectFlags) => {
       await runInspect(target, flags);

@@ -8,11 +8,14 @@ const SIGN_IN_MS = 5 * 60_000;
 /**
  * The redirect catcher of a native app (RFC 8252 §7.3): an HTTP listener on 127.0.0.1 at a port the system picks,
  * started when a sign-in first needs it. It answers `/callback` once per sign-in with a page the user can close,
- * and hands the whole redirect URL (code, state, iss) to the client, which checks it.
+ * and hands the whole redirect URL (code, state, iss) to the client, which checks it; a request without the
+ * sign-in's `state` is refused (400) and the wait goes on.
  */
 export class LoopbackCatcher {
   private server: Server | undefined;
   private waiting: ((url: string) => void) | undefined;
+  /** The `state` of the sign-in in progress: a redirect without it is not its answer. */
+  private state: string | null = null;
   private url: string | undefined;
 
   /** The redirect URL, listening from the first call on. */
@@ -22,6 +25,12 @@ export class LoopbackCatcher {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname !== '/callback' || !this.waiting) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+        return;
+      }
+      // Any page can send the browser here: a request without the pending state neither completes nor ends
+      // the sign-in, which keeps waiting for the authorization server's redirect.
+      if (url.searchParams.get('state') !== this.state) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('Not the sign-in in progress');
         return;
       }
       const error = url.searchParams.get('error');
@@ -51,6 +60,9 @@ export class LoopbackCatcher {
    */
   async authorize(authorizationUrl: URL, openBrowser: boolean, signal?: AbortSignal): Promise<string> {
     await this.redirectUrl();
+    // Unreferenced while idle (a catcher nobody uses must not hold the process), held while a user is away.
+    this.server?.ref();
+    this.state = authorizationUrl.searchParams.get('state');
     const back = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('No sign-in within 5 minutes')), SIGN_IN_MS);
       timer.unref();
@@ -64,7 +76,11 @@ export class LoopbackCatcher {
     });
     process.stderr.write(`Sign in at:\n  ${authorizationUrl.href}\n`);
     if (openBrowser) open(authorizationUrl.href);
-    return await back;
+    try {
+      return await back;
+    } finally {
+      this.server?.unref();
+    }
   }
 
   close(): void {

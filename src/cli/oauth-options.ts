@@ -1,7 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { oauthServer } from '../client/detect.js';
 import type { OAuthOptions } from '../client/oauth.js';
+import { CliError } from './errors.js';
 import { LoopbackCatcher } from './loopback.js';
+import { repeatable } from './parse.js';
 import { fileOAuthStore } from './token-file.js';
 
 /** The sign-in flags every command that reaches a server takes. */
@@ -9,6 +11,11 @@ export interface OAuthFlags {
   /** False with `--no-browser`: the URL is printed, not opened. */
   browser?: boolean;
   clientId?: string;
+  /**
+   * `--oauth-issuer <url>`, repeatable: the authorization server(s) to sign in with. Needed with a client secret
+   * (`$MCPLITE_CLIENT_SECRET`), which goes to no other; without a secret it restricts where the sign-in may go.
+   */
+  oauthIssuer?: string[];
   scope?: string;
   /**
    * `--oauth-resource <url>`: the protected resource whose token the target carries, for a gRPC target the
@@ -22,11 +29,20 @@ export function withOAuthFlags(command: Command): Command {
   return command
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')
     .option('--client-id <id>', 'OAuth client id registered for mcplite (default: register dynamically)')
+    .addOption(oauthIssuerOption())
     .option('--scope <scope>', 'OAuth scope to ask for when the server names none')
     .option(
       '--oauth-resource <url>',
       "sign in to this resource instead of the target: for grpc://, the server's HTTP URL (its login serves both)",
     );
+}
+
+/** `--oauth-issuer <url>` (repeatable), for the commands that sign in (`inspect` too). */
+export function oauthIssuerOption(): Option {
+  return new Option(
+    '--oauth-issuer <url>',
+    'sign in only with this authorization server (repeatable); required with $MCPLITE_CLIENT_SECRET, sent nowhere else',
+  ).argParser(repeatable);
 }
 
 /**
@@ -49,16 +65,24 @@ export function cliOAuth(flags: OAuthFlags, signal?: AbortSignal): { oauth: OAut
 }
 
 /**
- * The OAuth options the sign-in flags set: client id (with `$MCPLITE_CLIENT_SECRET` for a confidential client),
- * scope and the resource signed in to. `mcplite inspect` shares them with `cliOAuth`.
+ * The OAuth options the sign-in flags set: client id (with `$MCPLITE_CLIENT_SECRET` for a confidential client,
+ * which needs `--oauth-issuer`), the issuers, scope and the resource signed in to. `mcplite inspect` shares them
+ * with `cliOAuth`.
  */
 export function oauthFlagOptions(
   flags: Omit<OAuthFlags, 'browser'>,
-): Pick<OAuthOptions, 'clientId' | 'clientSecret' | 'scope' | 'resource'> {
-  const secret = process.env.MCPLITE_CLIENT_SECRET;
+): Pick<OAuthOptions, 'clientId' | 'clientSecret' | 'issuer' | 'scope' | 'resource'> {
+  const secret = flags.clientId ? process.env.MCPLITE_CLIENT_SECRET : undefined;
+  const issuers = flags.oauthIssuer ?? [];
+  if (secret && issuers.length === 0)
+    throw new CliError(
+      '$MCPLITE_CLIENT_SECRET is sent only to the authorization server named with it: add --oauth-issuer <url>',
+      2,
+    );
   return {
     ...(flags.clientId ? { clientId: flags.clientId } : {}),
-    ...(flags.clientId && secret ? { clientSecret: secret } : {}),
+    ...(secret ? { clientSecret: secret } : {}),
+    ...(issuers.length > 0 ? { issuer: issuers } : {}),
     ...(flags.scope ? { scope: flags.scope } : {}),
     ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
   };

@@ -46,8 +46,8 @@ export async function fetchWithinOrigin(url: string | URL, init: RequestInit): P
   }
 }
 
-/** A redirect target as shown in errors: no credentials, query or fragment (they may carry secrets). */
-function shown(url: URL): string {
+/** A URL as errors show it: no credentials, query or fragment (they may carry secrets). */
+export function shown(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 

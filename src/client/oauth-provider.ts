@@ -103,7 +103,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
-    if (scope === 'discovery' || scope === 'all') this.discovered = undefined;
+    // Not on 'all' (the SDK's answer to invalid_client): the discovery is the session's, checked before any
+    // credential is sent, and renewed at each sign-in; the SDK's own would not be.
+    if (scope === 'discovery') this.discovered = undefined;
     if (scope === 'tokens' || scope === 'all') await this.update({ tokens: undefined });
     if (scope === 'client' || scope === 'all') await this.update({ client: undefined });
   }

@@ -1,9 +1,12 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { McpLiteError } from '../core/errors.js';
 import { type AuthChallenge, parseChallenge } from './auth-challenge.js';
 import type { HttpFetch } from './http-fetch.js';
-import { memoryOAuthStore, type OAuthOptions } from './oauth.js';
+import { configuredIssuers, memoryOAuthStore, type OAuthOptions } from './oauth.js';
+import { discoverAuthorization } from './oauth-discovery.js';
+import { boundedOAuthFetch } from './oauth-fetch.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
+import { registrationForgotten } from './oauth-registration.js';
 
 const DEFAULT_MAX_AUTHORIZATIONS = 3;
 
@@ -26,12 +29,19 @@ export class OAuthSession {
   private requested: string[] = [];
   /** The sign-in in flight: requests refused meanwhile wait for it rather than start their own. */
   private running: Promise<void> | undefined;
+  /** `oauth.issuer`: where this client's credentials may go (empty: where the resource says, for a public client). */
+  private readonly issuers: readonly string[];
+  /** The discovery the last sign-in made and checked; the SDK's `auth()` goes exactly there. */
+  private discovered: OAuthDiscoveryState | undefined;
+  /** Every OAuth request, bounded in bytes and time (`oauth-fetch.ts`). */
+  private readonly oauthFetch = boundedOAuthFetch();
 
   constructor(
     readonly server: string,
     private readonly options: OAuthOptions,
   ) {
     this.maxAuthorizations = options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
+    this.issuers = configuredIssuers(options);
     if (options.grant === 'client_credentials') {
       if (!options.clientId)
         throw new McpLiteError('invalid_request', 'The client credentials grant needs clientId');
@@ -50,25 +60,34 @@ export class OAuthSession {
    * The provider of the grant. The SDK's auth module is loaded here, at the first sign-in, not with the client:
    * a connection to a server that asks for none never pays for it.
    */
-  private async grantProvider(): Promise<OAuthClientProvider> {
+  private async grantProvider(expectedIssuer: string): Promise<OAuthClientProvider> {
     if (this.provider) return this.provider;
     const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import(
       '@modelcontextprotocol/sdk/client/auth-extensions.js'
     );
     const { clientId = '', privateKey, scope } = this.options;
-    this.provider = privateKey
+    const provider: OAuthClientProvider = privateKey
       ? new PrivateKeyJwtProvider({
           clientId,
           privateKey,
           algorithm: this.options.signingAlgorithm ?? 'ES256',
+          expectedIssuer,
           ...(scope ? { scope } : {}),
         })
       : new ClientCredentialsProvider({
           clientId,
           clientSecret: this.options.clientSecret ?? '',
+          expectedIssuer,
           ...(scope ? { scope } : {}),
         });
-    return this.provider;
+    // The SDK's machine providers keep no discovery: this one is the session's, checked, so `auth()` neither
+    // repeats it (a resource could answer differently the second time) nor goes anywhere else.
+    provider.discoveryState = () => this.discovered;
+    provider.saveDiscoveryState = (state) => {
+      this.discovered = state;
+    };
+    this.provider = provider;
+    return provider;
   }
 
   /** `next` with the bearer token on each request, and a sign-in and one retry after a refusal it can fix. */
@@ -129,20 +148,27 @@ export class OAuthSession {
   private async signIn(challenge: AuthChallenge | undefined, fresh: boolean): Promise<void> {
     try {
       const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
-      const provider = await this.grantProvider();
-      if (fresh) await provider.invalidateCredentials?.('tokens');
       if (this.interactive && typeof this.options.redirectUrl === 'function')
         this.interactive.redirect ??= await this.options.redirectUrl();
       const resourceMetadataUrl = challenge?.resource_metadata
         ? new URL(challenge.resource_metadata)
         : undefined;
       const scope = await this.discover(challenge, resourceMetadataUrl);
+      const provider = await this.grantProvider(this.discovered?.authorizationServerUrl ?? '');
+      if (fresh) await provider.invalidateCredentials?.('tokens');
       const base = {
         serverUrl: this.server,
+        fetchFn: this.oauthFetch,
         ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
         ...(scope ? { scope } : {}),
       };
       if ((await auth(provider, base)) === 'AUTHORIZED') return;
+      // A registration the authorization server has forgotten would send the user to an error page, and the
+      // sign-in would wait for a redirect that never comes: it is registered anew instead.
+      if (await this.forgotten()) {
+        await provider.invalidateCredentials?.('client');
+        if ((await auth(provider, base)) === 'AUTHORIZED') return;
+      }
       const code = await this.userAgentStep();
       if ((await auth(provider, { ...base, authorizationCode: code })) !== 'AUTHORIZED')
         throw new Error('The authorization server did not issue a token');
@@ -156,31 +182,33 @@ export class OAuthSession {
     }
   }
 
+  /** True when the registration about to be used is a dynamic one the authorization server no longer knows. */
+  private async forgotten(): Promise<boolean> {
+    const client = await this.interactive?.clientInformation();
+    const metadata = this.discovered?.authorizationServerMetadata;
+    if (!client || !metadata || !this.interactive?.redirect) return false;
+    // A configured or CIMD client is not one to register again.
+    if (client.client_id === this.options.clientId || client.client_id === this.options.clientMetadataUrl)
+      return false;
+    return registrationForgotten(metadata, client, this.interactive.redirect, this.oauthFetch);
+  }
+
   /**
-   * Discovers the authorization server (through the SDK), refuses metadata whose `issuer` is not the one it was
-   * looked up by, hands the discovery to `auth()` and answers the scope to ask for: the challenge's, else the
-   * resource's `scopes_supported`, else the configured one; plus `offline_access` where the authorization server
-   * lists it, so a refresh token comes with the grant.
+   * Discovers and checks the authorization server (`oauth-discovery.ts`), keeps it as the discovery `auth()`
+   * uses, and answers the scope to ask for: the challenge's, else the resource's `scopes_supported`, else the
+   * configured one; plus `offline_access` where the authorization server lists it, so a refresh token comes
+   * with the grant.
    */
   private async discover(challenge: AuthChallenge | undefined, resourceMetadataUrl: URL | undefined) {
-    const { discoverOAuthServerInfo } = await import('@modelcontextprotocol/sdk/client/auth.js');
-    const info = await discoverOAuthServerInfo(
-      this.server,
-      resourceMetadataUrl ? { resourceMetadataUrl } : {},
-    );
+    const info = await discoverAuthorization(this.server, {
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+      issuers: this.issuers,
+      pkce: this.interactive !== undefined,
+      fetchFn: this.oauthFetch,
+    });
+    this.discovered = info;
+    if (this.interactive) this.interactive.discovered = info;
     const metadata = info.authorizationServerMetadata;
-    if (metadata && !sameIssuer(metadata.issuer, String(info.authorizationServerUrl)))
-      throw new McpLiteError(
-        'unauthenticated',
-        `The authorization server's metadata names issuer ${metadata.issuer}, not ${String(info.authorizationServerUrl)} it was fetched for`,
-        { reason: 'issuer_mismatch' },
-      );
-    if (this.interactive)
-      this.interactive.discovered = {
-        ...info,
-        authorizationServerUrl: String(info.authorizationServerUrl),
-        ...(resourceMetadataUrl ? { resourceMetadataUrl: String(resourceMetadataUrl) } : {}),
-      };
     const asked = (
       challenge?.scope ||
       info.resourceMetadata?.scopes_supported?.join(' ') ||
@@ -265,17 +293,6 @@ function checkIss(iss: string | null, metadata: { issuer: string } | undefined):
         reason: 'iss_mismatch',
       },
     );
-}
-
-/**
- * RFC 8414 §3.3: the metadata's issuer is the identifier it was looked up by. The one slash a URL parser adds to a
- * bare origin (the 2025-03-26 fallback's `new URL('/', server)`) is the only difference allowed.
- */
-function sameIssuer(issuer: string, lookedUp: string): boolean {
-  return (
-    issuer === lookedUp ||
-    (lookedUp.endsWith('/') && new URL(lookedUp).pathname === '/' && issuer === lookedUp.slice(0, -1))
-  );
 }
 
 function withBearer(init: RequestInit, token: string): RequestInit {

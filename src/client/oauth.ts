@@ -31,6 +31,9 @@ const SIGN_IN_FAILURES: ReadonlySet<unknown> = new Set([
   'iss_missing',
   'iss_mismatch',
   'issuer_mismatch',
+  'issuer_not_configured',
+  'no_oauth_metadata',
+  'pkce_unsupported',
   'no_code',
   'oauth_failed',
 ]);
@@ -85,14 +88,26 @@ export interface OAuthOptions {
   resource?: string;
   /** Pre-registered client id (used before CIMD and registration). */
   clientId?: string;
-  /** Its secret, for a confidential client (`client_secret_basic` or `client_secret_post`, as advertised). */
+  /**
+   * Its secret, for a confidential client (`client_secret_basic` or `client_secret_post`, as advertised). Needs
+   * `issuer`: the secret is sent only to an authorization server named there.
+   */
   clientSecret?: string;
+  /**
+   * The authorization server (issuer URL, or a list of them) this client signs in with. A client with a
+   * `clientSecret` or a `privateKey` must name it: its credentials go only there, whichever authorization server
+   * a resource's metadata names (a server naming none of them fails the sign-in with `data.reason:
+   * "issuer_not_configured"`, nothing sent), and `connect()` refuses a secret or key without it before any
+   * request. A public client (PKCE, no secret) may leave it out and follow the resource's metadata; given, it
+   * restricts a public client the same way.
+   */
+  issuer?: string | readonly string[];
   /**
    * The client credentials grant (machine clients, no user): with `clientId` and `clientSecret`
    * (`client_secret_basic`), or `clientId` and `privateKey` (`private_key_jwt`, RFC 7523).
    */
   grant?: 'authorization_code' | 'client_credentials';
-  /** `private_key_jwt`: the signing key (PEM or JWK) and its algorithm (default ES256). */
+  /** `private_key_jwt`: the signing key (PEM or JWK) and its algorithm (default ES256). Needs `issuer`. */
   privateKey?: string | Record<string, unknown>;
   signingAlgorithm?: string;
   /** An https URL of this client's Client ID Metadata Document (CIMD), used where the server supports it. */
@@ -105,4 +120,25 @@ export interface OAuthOptions {
   store?: OAuthStore;
   /** Sign-ins (and step-ups) in a row, without a request succeeding in between, before giving up. Default 3. */
   maxAuthorizations?: number;
+}
+
+/**
+ * `options.issuer` as a list, after checking the rule it carries: a client with a secret or a key names the
+ * authorization server(s) they belong to, so a resource cannot pick where they go.
+ */
+export function configuredIssuers(options: OAuthOptions): readonly string[] {
+  const issuers = [options.issuer ?? []].flat();
+  for (const issuer of issuers) {
+    if (!/^https?:\/\/[^/]/i.test(issuer))
+      throw new McpLiteError(
+        'invalid_request',
+        `oauth.issuer must be an http(s) URL, got ${JSON.stringify(issuer)}`,
+      );
+  }
+  if (issuers.length === 0 && (options.clientSecret !== undefined || options.privateKey !== undefined))
+    throw new McpLiteError(
+      'invalid_request',
+      `A client ${options.privateKey !== undefined ? 'key' : 'secret'} is sent only to the authorization server configured with it: set oauth.issuer to its issuer URL`,
+    );
+  return issuers;
 }

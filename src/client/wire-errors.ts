@@ -9,7 +9,9 @@ const BY_JSON_RPC: Readonly<Record<number, ErrorCode>> = {
   [-32603]: 'internal',
   [-32800]: 'cancelled',
   [-32001]: 'deadline_exceeded',
+  // MCP-lite's unauthenticated, MCP's (handshake) resource-not-found, told apart below by `data.uri`.
   [-32002]: 'unauthenticated',
+  [-32010]: 'unauthenticated',
   [-32003]: 'forbidden',
   [-32004]: 'resource_exhausted',
   // Servers before -32603 (with data.reason) answered unavailable so.

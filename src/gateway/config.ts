@@ -42,6 +42,11 @@ export interface EntryOAuth {
   scope?: string;
   /** The client's secret, read from the variable `clientSecretEnv` names. */
   clientSecret?: string;
+  /**
+   * `"issuer"`: the authorization server (issuer URL, or a list) to sign in with. Required with
+   * `clientSecretEnv`: the secret is sent to no other, whichever one the upstream's metadata names.
+   */
+  issuer?: string[];
   /** `client_credentials` (the default with a secret: no user, no browser) or `authorization_code`. */
   grant?: 'authorization_code' | 'client_credentials';
 }
@@ -184,12 +189,15 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
   }
 }
 
-/** `"oauth"`: `true`, or `{ clientId, scope, clientSecretEnv, grant }` (the secret read from the environment). */
+/**
+ * `"oauth"`: `true`, or `{ clientId, scope, clientSecretEnv, issuer, grant }` (the secret read from the
+ * environment, sent only to `issuer`).
+ */
 function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth?: EntryOAuth } {
   if (value === undefined || value === false) return {};
   if (value === true) return { oauth: {} };
   if (!isObject(value)) throw invalid(`${where} must be true or an object`);
-  const known = new Set(['clientId', 'scope', 'clientSecretEnv', 'grant']);
+  const known = new Set(['clientId', 'scope', 'clientSecretEnv', 'issuer', 'grant']);
   const unknown = Object.keys(value).filter((k) => !known.has(k));
   if (unknown.length > 0) throw invalid(`${where}: unknown field "${unknown[0]}"`);
   const oauth: EntryOAuth = {};
@@ -201,6 +209,16 @@ function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth
     if (secret === undefined) throw invalid(`${where}.clientSecretEnv: the environment has no ${variable}`);
     oauth.clientSecret = secret;
   }
+  if (value.issuer !== undefined) {
+    const issuers = typeof value.issuer === 'string' ? [value.issuer] : value.issuer;
+    if (
+      !Array.isArray(issuers) ||
+      issuers.length === 0 ||
+      !issuers.every((i) => typeof i === 'string' && /^https?:\/\/[^/]/i.test(i))
+    )
+      throw invalid(`${where}.issuer must be an http(s) URL or a list of them`);
+    oauth.issuer = issuers as string[];
+  }
   if (value.grant !== undefined) {
     if (value.grant !== 'client_credentials' && value.grant !== 'authorization_code')
       throw invalid(`${where}.grant must be "client_credentials" or "authorization_code"`);
@@ -208,6 +226,10 @@ function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth
   } else if (oauth.clientSecret !== undefined) oauth.grant = 'client_credentials';
   if (oauth.grant === 'client_credentials' && (!oauth.clientId || oauth.clientSecret === undefined))
     throw invalid(`${where}: the client credentials grant needs "clientId" and "clientSecretEnv"`);
+  if (oauth.clientSecret !== undefined && !oauth.issuer)
+    throw invalid(
+      `${where}: "clientSecretEnv" needs "issuer": the secret is sent only to the authorization server named with it`,
+    );
   return { oauth };
 }
 

@@ -140,6 +140,8 @@ const SHARED_CODES: Readonly<Record<number, ErrorClass>> = {
   [-32603]: 'internal',
   [-32001]: 'deadline_exceeded',
   [-32002]: 'unauthenticated',
+  // MCP's own unauthenticated code (-32002 is its resource-not-found).
+  [-32010]: 'unauthenticated',
   [-32800]: 'cancelled',
 };
 

@@ -22,7 +22,7 @@ export interface Probed {
 /** A binding's way of making the call. */
 export type Probe = (token: string | undefined, tool: string) => Promise<Probed>;
 
-const JSON_RPC_STATUS: Record<number, number> = { [-32002]: 401, [-32003]: 403 };
+const JSON_RPC_STATUS: Record<number, number> = { [-32002]: 401, [-32010]: 401, [-32003]: 403 };
 const GRPC_STATUS: Record<number, number> = { 16: 401, 7: 403 };
 
 function auth(token: string | undefined): Record<string, string> {

@@ -25,7 +25,8 @@ export const JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   cancelled: -32800,
   // -32001 is also the SDKs' request timeout; a session that is gone is told apart by its HTTP 404.
   deadline_exceeded: -32001,
-  unauthenticated: -32002,
+  // Not -32002: that is resource-not-found on these revisions, and a client could not tell a 401 from it.
+  unauthenticated: -32010,
   forbidden: -32003,
   payload_too_large: -32600,
   unsupported_media_type: -32600,
