@@ -82,7 +82,13 @@ export class JwtVerifier {
     if (iss === undefined || !this.options.issuers.includes(iss)) throw new TokenRejected('untrusted issuer');
     if (typ !== undefined && !ACCEPTED_TYP.has(typ.toLowerCase()))
       throw new TokenRejected(`token type ${typ}`);
-    const keys = await this.keySet(iss);
+    let keys: Awaited<ReturnType<JwtVerifier['keySet']>>;
+    try {
+      keys = await this.keySet(iss);
+    } catch (err) {
+      // An issuer that cannot show its keys vouches for no token: a refusal (401), not `unavailable`.
+      throw new TokenRejected('no key set for the issuer', { cause: err });
+    }
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: iss,
