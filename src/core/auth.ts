@@ -28,6 +28,8 @@ export interface Credentials {
 /**
  * The authentication hook. Return a principal to accept, or undefined (or throw) to reject with
  * `unauthenticated`, which each binding reports natively (HTTP 401 + WWW-Authenticate, gRPC UNAUTHENTICATED).
+ * A hook that cannot decide for now throws `McpLiteError('unavailable', …)`, answered as such (HTTP 503, gRPC
+ * UNAVAILABLE): the caller retries rather than treating its credential as bad.
  */
 export interface Authenticate {
   (credentials: Credentials): Principal | undefined | Promise<Principal | undefined>;
@@ -64,10 +66,16 @@ export async function authenticateOrThrow(
   try {
     principal = await hook(credentials);
   } catch (err) {
+    // The hook could not decide now (its authorization server is busy): the token may be good, so no 401.
+    if (isUnavailable(err)) throw err;
     throw refusal(hook, credentials, 'Authentication failed', err);
   }
   if (!principal) throw refusal(hook, credentials, 'A valid bearer token is required');
   return principal;
+}
+
+function isUnavailable(err: unknown): err is McpLiteError {
+  return err instanceof McpLiteError && err.code === 'unavailable';
 }
 
 /** The `unauthenticated` error, its challenge in the data so every wire answers it alike (HTTP: WWW-Authenticate). */
@@ -96,14 +104,17 @@ export function bearerToken(authorization: string | undefined): string | undefin
 export function anyOf(...hooks: Authenticate[]): Authenticate {
   const protectedResource = hooks.find((h) => h.protectedResource)?.protectedResource;
   const combined = async (credentials: Credentials): Promise<Principal | undefined> => {
+    let busy: McpLiteError | undefined;
     for (const hook of hooks) {
       try {
         const principal = await hook(credentials);
         if (principal) return principal;
-      } catch {
+      } catch (err) {
         // the next hook may still accept
+        if (isUnavailable(err)) busy ??= err;
       }
     }
+    if (busy) throw busy;
     return undefined;
   };
   return protectedResource ? Object.assign(combined, { protectedResource }) : combined;

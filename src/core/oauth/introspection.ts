@@ -1,11 +1,14 @@
+import { McpLiteError } from '../errors.js';
 import { boundedJson, OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
 import { TokenRejected } from './jwt-verifier.js';
 
 /**
  * Opaque access tokens by RFC 7662 introspection, the resource server authenticating with its own client
- * credentials (`client_secret_basic`). Active answers are cached briefly, keyed by a digest of the token (the token
- * itself is kept nowhere), never past the token's own expiry; inactive ones are not cached, so a token that was
- * just issued is not refused for a while.
+ * credentials (`client_secret_basic`). Answers are cached by a digest of the token (the token itself is kept
+ * nowhere): active ones briefly and never past the token's own expiry, refused ones for a shorter while, so that a
+ * caller repeating a bogus token does not make the authorization server answer it again each time. Requests to the
+ * authorization server are bounded in number: callers presenting one token share one request, and past the bound
+ * a new token is answered `unavailable` at once instead of queueing without end.
  */
 
 /** What the introspector is told. */
@@ -19,22 +22,29 @@ export interface IntrospectionOptions {
   issuers: readonly string[];
   /** Longest an active answer is reused. */
   cacheTtlMs: number;
-  /** Most answers cached at once; past it new answers are not cached (none is evicted for them). */
+  /** Longest a refused token's answer is reused (0: not cached). */
+  negativeCacheTtlMs: number;
+  /** Most answers cached at once, of each kind; past it new answers are not cached (none is evicted for them). */
   maxCacheEntries: number;
+  /** Most introspection requests in flight at once. */
+  maxInFlight: number;
   clockSkewSeconds: number;
 }
 
 /** An introspection answer (RFC 7662 section 2.2), the fields this server reads. */
 export type IntrospectionClaims = Record<string, unknown> & { active: true };
 
-interface CacheEntry {
-  claims: IntrospectionClaims;
+interface CacheEntry<T> {
+  value: T;
   until: number;
 }
 
 /** Asks the authorization server about opaque tokens. */
 export class Introspector {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache = new Map<string, CacheEntry<IntrospectionClaims>>();
+  /** Why each recently refused token was refused. */
+  private readonly refused = new Map<string, CacheEntry<string>>();
+  private readonly inFlight = new Map<string, Promise<IntrospectionClaims>>();
   private readonly authorization: string;
 
   constructor(private readonly options: IntrospectionOptions) {
@@ -46,13 +56,38 @@ export class Introspector {
   /** The active token's claims, or a TokenRejected. */
   async introspect(token: string): Promise<IntrospectionClaims> {
     const key = await digest(token);
+    const claims = fresh(this.cache, key);
+    if (claims) return claims;
+    const why = fresh(this.refused, key);
+    if (why !== undefined) throw new TokenRejected(why);
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const max = this.options.maxInFlight;
+    if (this.inFlight.size >= max) {
+      throw new McpLiteError(
+        'unavailable',
+        `Too many token introspections in flight (at most ${max}): retry shortly`,
+        { limit: max },
+      );
+    }
+    const asked = this.introspectNow(key, token).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, asked);
+    return asked;
+  }
+
+  private async introspectNow(key: string, token: string): Promise<IntrospectionClaims> {
+    const answer = await this.ask(token);
     const now = Date.now();
-    const cached = this.cache.get(key);
-    if (cached && cached.until > now) return cached.claims;
-    if (cached) this.cache.delete(key);
-    const claims = this.check(await this.ask(token));
+    let claims: IntrospectionClaims;
+    try {
+      claims = this.check(answer);
+    } catch (err) {
+      const ttl = this.options.negativeCacheTtlMs;
+      if (ttl > 0) this.remember(this.refused, key, { value: (err as Error).message, until: now + ttl });
+      throw err;
+    }
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : Number.POSITIVE_INFINITY;
-    this.remember(key, { claims, until: Math.min(now + this.options.cacheTtlMs, exp) });
+    this.remember(this.cache, key, { value: claims, until: Math.min(now + this.options.cacheTtlMs, exp) });
     return claims;
   }
 
@@ -99,14 +134,23 @@ export class Introspector {
     return answer as IntrospectionClaims;
   }
 
-  private remember(key: string, entry: CacheEntry): void {
-    if (this.cache.size >= this.options.maxCacheEntries) {
+  private remember<T>(cache: Map<string, CacheEntry<T>>, key: string, entry: CacheEntry<T>): void {
+    if (cache.size >= this.options.maxCacheEntries) {
       const now = Date.now();
-      for (const [k, e] of this.cache) if (e.until <= now) this.cache.delete(k);
-      if (this.cache.size >= this.options.maxCacheEntries) return;
+      for (const [k, e] of cache) if (e.until <= now) cache.delete(k);
+      if (cache.size >= this.options.maxCacheEntries) return;
     }
-    this.cache.set(key, entry);
+    cache.set(key, entry);
   }
+}
+
+/** The cached value under `key` while it is fresh; a stale entry is dropped. */
+function fresh<T>(cache: Map<string, CacheEntry<T>>, key: string): T | undefined {
+  const entry = cache.get(key);
+  if (!entry) return undefined;
+  if (entry.until > Date.now()) return entry.value;
+  cache.delete(key);
+  return undefined;
 }
 
 /** SHA-256 of the token, base64url: the cache key (WebCrypto, so this runs on Workers as on Node). */

@@ -1,5 +1,5 @@
 import { McpLiteError } from '../errors.js';
-import { documentTooLarge, readBoundedJson } from '../read-bounded.js';
+import { documentTooLarge, readBoundedBytes, readBoundedJson } from '../read-bounded.js';
 
 /** What the resource server needs of an authorization server's metadata (RFC 8414 / OpenID Connect Discovery). */
 export interface IssuerMetadata {
@@ -31,6 +31,24 @@ export function metadataUrls(issuer: string): string[] {
 /** Reads a JSON answer of at most `maxBytes`, bounded while it arrives (a hostile endpoint cannot make the server buffer without end). */
 export function boundedJson(response: Response, maxBytes = MAX_METADATA_BYTES): Promise<unknown> {
   return readBoundedJson(response, maxBytes, documentTooLarge('answer', maxBytes));
+}
+
+/**
+ * A `fetch` whose successful answers are read whole, at most `maxBytes` of them, before they are handed on: for a
+ * library that reads the body itself (jose's remote key set calls `.json()`), so that an endless answer is cut
+ * while it arrives. The caller's signal still bounds the time, body included.
+ */
+export function boundedFetch(maxBytes: number, what: string): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    const bytes = await readBoundedBytes(response, maxBytes, documentTooLarge(what, maxBytes));
+    // The library then parses these bytes, never the peer's stream.
+    return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      status: response.status,
+      headers: response.headers,
+    });
+  };
 }
 
 /**

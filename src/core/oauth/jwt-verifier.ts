@@ -1,5 +1,12 @@
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
-import { discoverIssuer } from './issuer-discovery.js';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  decodeProtectedHeader,
+  type JWTPayload,
+  jwtVerify,
+} from 'jose';
+import { boundedFetch, discoverIssuer, OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
 
 /**
  * Access tokens as JWTs (RFC 9068 and plain JWT) with `jose`: the issuer's keys discovered from its metadata and
@@ -22,6 +29,9 @@ export const DEFAULT_ALGORITHMS = [
 
 /** RFC 9068 `typ` values, and the plain JWT ones most issuers (Auth0, Entra, Keycloak) still send. */
 const ACCEPTED_TYP = new Set(['at+jwt', 'application/at+jwt', 'jwt', 'application/jwt']);
+
+/** A key set holds a few keys; a larger answer is not one (jose would otherwise buffer whatever arrives). */
+const MAX_JWKS_BYTES = 256 * 1024;
 
 /** What the verifier is told. */
 export interface JwtVerifierOptions {
@@ -72,7 +82,13 @@ export class JwtVerifier {
     if (iss === undefined || !this.options.issuers.includes(iss)) throw new TokenRejected('untrusted issuer');
     if (typ !== undefined && !ACCEPTED_TYP.has(typ.toLowerCase()))
       throw new TokenRejected(`token type ${typ}`);
-    const keys = await this.keySet(iss);
+    let keys: Awaited<ReturnType<JwtVerifier['keySet']>>;
+    try {
+      keys = await this.keySet(iss);
+    } catch (err) {
+      // An issuer that cannot show its keys vouches for no token: a refusal (401), not `unavailable`.
+      throw new TokenRejected('no key set for the issuer', { cause: err });
+    }
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer: iss,
@@ -95,7 +111,8 @@ export class JwtVerifier {
         createRemoteJWKSet(new URL(uri), {
           cooldownDuration: this.options.jwksCooldownMs,
           cacheMaxAge: this.options.jwksMaxAgeMs,
-          timeoutDuration: 5_000,
+          timeoutDuration: OAUTH_FETCH_TIMEOUT_MS,
+          [customFetch]: boundedFetch(MAX_JWKS_BYTES, 'key set'),
         }),
       );
       keys.catch(() => this.keySets.delete(issuer));

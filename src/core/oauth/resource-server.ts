@@ -14,8 +14,19 @@ export interface IntrospectionSettings {
   clientSecret: string;
   /** How long an active answer is reused. Default 30 000 (a revoked token is refused within this). */
   cacheTtlMs?: number;
-  /** Most answers cached at once. Default 10 000. */
+  /**
+   * How long a refused token's answer (inactive, expired, another audience) is reused, so that a repeated bogus
+   * token costs one request to the authorization server. Default 5 000; 0 turns it off (a token the authorization
+   * server does not know yet is refused for at most this long).
+   */
+  negativeCacheTtlMs?: number;
+  /** Most answers cached at once, active and refused each. Default 10 000. */
   maxCacheEntries?: number;
+  /**
+   * Most introspection requests in flight at once (callers presenting one token share one request). A caller whose
+   * token would need one more is answered `unavailable` (HTTP 503, gRPC UNAVAILABLE) at once. Default 32.
+   */
+  maxInFlight?: number;
 }
 
 /** Options of `oauthResourceServer`. */
@@ -94,7 +105,9 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
         audience: options.resource,
         issuers,
         cacheTtlMs: introspection.cacheTtlMs ?? 30_000,
+        negativeCacheTtlMs: introspection.negativeCacheTtlMs ?? 5_000,
         maxCacheEntries: introspection.maxCacheEntries ?? 10_000,
+        maxInFlight: introspection.maxInFlight ?? 32,
         clockSkewSeconds,
       })
     : undefined;
@@ -115,23 +128,28 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
   return Object.assign(hook, { protectedResource });
 }
 
-/** The caller a verified token names; `id` is issuer-qualified, so equal subjects of two issuers stay apart. */
+/**
+ * The caller a verified token names; `id` is issuer-qualified, so equal subjects of two issuers stay apart. A token
+ * that names neither a subject nor a client names no one: it is refused, since every such token would otherwise be
+ * the same principal and share its promises, tasks and sessions.
+ */
 function principalOf(claims: JWTPayload | Record<string, unknown>): Principal {
-  const sub = typeof claims.sub === 'string' ? claims.sub : undefined;
-  const clientId =
-    typeof claims.client_id === 'string'
-      ? claims.client_id
-      : typeof claims.azp === 'string'
-        ? claims.azp
-        : undefined;
+  const sub = nonEmpty(claims.sub);
+  const clientId = nonEmpty(claims.client_id) ?? nonEmpty(claims.azp);
+  const caller = sub ?? clientId;
+  if (caller === undefined) throw new TokenRejected('the token names neither a subject (sub) nor a client');
   const issuer = typeof claims.iss === 'string' ? claims.iss : '';
   return {
-    id: `${issuer}#${sub ?? clientId ?? ''}`,
+    id: `${issuer}#${caller}`,
     scopes: grantedScopes(claims),
     claims: { ...claims },
     ...(sub !== undefined ? { sub } : {}),
     ...(clientId !== undefined ? { clientId } : {}),
   };
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
 /** `scope` (RFC 9068, space-separated) or `scp` (Entra, Okta: a list or a string). */
