@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { McpLiteError } from '../core/errors.js';
 import { failure } from '../core/outcomes.js';
+import { printable } from '../core/printable.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { boundedDocumentReader } from './openapi-document.js';
 import { inputOf, type Json, outputOf, type Placement } from './openapi-schema.js';
@@ -106,7 +107,7 @@ export async function openApiTools(
         .join('\n\n');
       tools.push({
         name,
-        description: description || `${method.toUpperCase()} ${path}`,
+        description: printable(description || `${method.toUpperCase()} ${path}`),
         inputSchema: schema,
         ...(output ? { outputSchema: output } : {}),
         annotations: {
