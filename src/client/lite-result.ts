@@ -119,5 +119,6 @@ export function toToolInfo(raw: Record<string, unknown>): import('./types.js').T
     ...(isRecord(raw.annotations) && Object.keys(raw.annotations).length > 0
       ? { annotations: raw.annotations }
       : {}),
+    ...(isRecord(meta.ui) ? { ui: meta.ui } : {}),
   };
 }

@@ -12,7 +12,10 @@ export interface LockChange {
   diff: string[];
 }
 
-/** Pins a catalog: what a model sees of each tool (name, @type, description, schemas) and hashes of it. */
+/**
+ * Pins a catalog: what a model or a host acts on of each tool (name, @type, title, description, schemas,
+ * annotations, `_meta.ui`) and hashes of it.
+ */
 export function createLock(tools: readonly ToolInfo[], target?: string): Lockfile {
   const entries: Record<string, LockedTool> = {};
   for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -20,7 +23,7 @@ export function createLock(tools: readonly ToolInfo[], target?: string): Lockfil
     entries[tool.name] = { hash: sha256(canonical({ name: tool.name, ...pinned })), ...pinned };
   }
   return {
-    mcplite_lock: 1,
+    mcplite_lock: 2,
     ...(target ? { target } : {}),
     created: new Date().toISOString(),
     hash: catalogHash(entries),
@@ -30,7 +33,8 @@ export function createLock(tools: readonly ToolInfo[], target?: string): Lockfil
 
 /**
  * Checks a server's catalog against a lock. Returns the tools to offer (the locked ones, as served) and what
- * changed: a locked tool whose description or schemas differ, or that is gone. Tools added since the lock are
+ * changed: a locked tool whose pinned fields (title, description, schemas, annotations, `_meta.ui`) differ, or
+ * that is gone. Tools added since the lock are
  * not offered at all, so nothing the lock's reviewer never saw reaches a model.
  */
 export function checkLock(
@@ -79,6 +83,11 @@ export async function readLockfile(path: string): Promise<Lockfile> {
   } catch (err) {
     throw new McpLiteError('invalid_request', `Cannot read lockfile ${path}: ${(err as Error).message}`);
   }
+  if (isRecord(parsed) && parsed.mcplite_lock === 1)
+    throw new McpLiteError(
+      'invalid_request',
+      `${path} was made by an older mcplite, which did not pin titles and annotations: run \`mcplite lock\` again`,
+    );
   if (!isLockfile(parsed)) throw new McpLiteError('invalid_request', `${path} is not an mcplite lockfile`);
   return parsed;
 }
@@ -87,7 +96,7 @@ export async function readLockfile(path: string): Promise<Lockfile> {
 export function isLockfile(value: unknown): value is Lockfile {
   return (
     isRecord(value) &&
-    value.mcplite_lock === 1 &&
+    value.mcplite_lock === 2 &&
     typeof value.hash === 'string' &&
     isRecord(value.tools) &&
     Object.values(value.tools).every((t) => isRecord(t) && typeof t.hash === 'string')
@@ -97,9 +106,12 @@ export function isLockfile(value: unknown): value is Lockfile {
 function pinnedView(tool: ToolInfo): Omit<LockedTool, 'hash'> {
   return {
     ...(tool['@type'] !== undefined ? { '@type': tool['@type'] } : {}),
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    ...(tool.ui !== undefined ? { ui: tool.ui } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ export interface ToolInfo {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations?: Record<string, unknown>;
+  /** MCP's `_meta.ui` (the interface a host renders for the tool, MCP Apps), when the server gives one. */
+  ui?: Record<string, unknown>;
 }
 
 /** What the server said about a result, when its wire says it (MCP-lite `_meta`, gRPC `ResponseMeta`). */
@@ -134,9 +136,12 @@ export interface CancelResult {
   status?: string;
 }
 
-/** A pinned catalog (`mcplite lock`). */
+/**
+ * A pinned catalog (`mcplite lock`). Version 2 pins titles, annotations and `_meta.ui` too; a version 1 file
+ * (which did not) is refused, to be made again.
+ */
 export interface Lockfile {
-  mcplite_lock: 1;
+  mcplite_lock: 2;
   /** The target it was made from (informative). */
   target?: string;
   created?: string;
@@ -145,13 +150,17 @@ export interface Lockfile {
   tools: Record<string, LockedTool>;
 }
 
-/** One pinned tool: what the model sees of it, and its hash. */
+/** One pinned tool: what a model or a host acts on, and its hash. */
 export interface LockedTool {
   hash: string;
   '@type'?: string;
+  title?: string;
   description: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** Its hints (`readOnlyHint`, `destructiveHint`, …), which hosts act on to ask or not before a call. */
+  annotations?: Record<string, unknown>;
+  ui?: Record<string, unknown>;
 }
 
 /** Options of `connect`. */

@@ -107,7 +107,21 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
     entries.push(entryOf(name, value, env));
   }
   if (entries.length === 0) throw invalid('no servers in "mcpServers"');
+  refuseOverlappingNames(entries.map((e) => e.name));
   return entries;
+}
+
+/**
+ * Server names whose namespaces could serve the same name: `a`'s tool `_x` and `a_`'s tool `x` are both `a__x`,
+ * and whichever listed first would win. No name may start with another's followed by `_`, so none can collide.
+ */
+function refuseOverlappingNames(names: readonly string[]): void {
+  for (const short of names)
+    for (const long of names)
+      if (long !== short && long.startsWith(`${short}_`))
+        throw invalid(
+          `servers "${short}" and "${long}" can serve the same name (${short}'s tool "${long.slice(short.length + 1)}_x" and ${long}'s tool "x" are both "${long}_x"): rename one, so that no server's name starts with another's followed by "_"`,
+        );
 }
 
 function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEnv): GatewayEntry {

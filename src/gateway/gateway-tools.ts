@@ -3,6 +3,7 @@ import type { Client } from '../client/client.js';
 import type { CallOutcome, ElicitationOutcome } from '../client/types.js';
 import { type ContentBlock, richContent } from '../core/content.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
+import { printable } from '../core/printable.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { boundedRun } from './bounded-run.js';
 import { GatewayUpstream } from './upstream.js';
@@ -125,8 +126,9 @@ export function upstreamToolLister(
       (tool): ToolDefinition => ({
         name: tool.name,
         ...(tool['@type'] ? { '@type': tool['@type'] } : {}),
-        ...(tool.title ? { title: tool.title } : {}),
-        description: tool.description,
+        // An upstream's control characters (ESC, BEL) are shown, never re-served raw to a client's terminal or UI.
+        ...(tool.title ? { title: printable(tool.title, false) } : {}),
+        description: printable(tool.description),
         inputSchema: tool.inputSchema,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
         handler: async (args: Record<string, unknown>, ctx) => {

@@ -5,6 +5,7 @@ import type { ConnectOptions } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
 import type { EntryBounds, EntryOAuth, GatewayEntry } from './config.js';
 import { openApiTools } from './openapi.js';
+import { MAX_DOCUMENT_BYTES } from './openapi-document.js';
 import { openUpstream, type ProxyToolsOptions } from './proxy-tools.js';
 import type { ToolSource } from './source.js';
 import { prefixOf, transformTools } from './transforms.js';
@@ -160,9 +161,6 @@ function openApiSource(
     close: async () => {},
   };
 }
-
-/** The largest OpenAPI document file read (16 MiB). */
-const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 
 /** The document's path, once its size is known to be bounded (the parser reads it, so its relative `$ref`s resolve). */
 async function readDocument(path: string): Promise<string> {

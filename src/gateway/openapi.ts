@@ -1,7 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { McpLiteError } from '../core/errors.js';
 import { failure } from '../core/outcomes.js';
+import { printable } from '../core/printable.js';
 import type { ToolDefinition } from '../core/tool.js';
+import { boundedDocumentReader } from './openapi-document.js';
 import { inputOf, type Json, outputOf, type Placement } from './openapi-schema.js';
 import { readBounded } from './read-bounded.js';
 
@@ -9,7 +11,8 @@ import { readBounded } from './read-bounded.js';
 export interface OpenApiOptions {
   /**
    * Where the API answers. Default: the document's first `servers` URL (resolved against the document's URL
-   * when it was fetched); required when the document has none.
+   * when it was fetched); required when the document has none. A document fetched by URL may not send `headers`
+   * to another origin than its own: give `baseUrl` for that (the credentials go only where they were configured).
    */
   baseUrl?: string;
   /** Headers sent with every request (an API key, `Authorization: Bearer …`); never listed, never logged. */
@@ -20,7 +23,10 @@ export interface OpenApiOptions {
   exclude?: string[];
   /** Bytes of one response body at most (default 16 MiB): past it the call fails with `payload_too_large`. */
   maxResponseBytes?: number;
-  /** How long one request may take (default 30 000 ms): past it the call fails with `deadline_exceeded`. */
+  /**
+   * How long one request may take (default 30 000 ms): past it the call fails with `deadline_exceeded`. Fetching
+   * the document (and each file its `$ref`s name), at most 16 MiB each, has the same bound.
+   */
   timeoutMs?: number;
   /** Most tools made (default 1000): the operations past it are left out, so a huge document stays bounded. */
   maxTools?: number;
@@ -47,6 +53,9 @@ export async function openApiTools(
 ): Promise<ToolDefinition[]> {
   const fromUrl = typeof document === 'string' && /^https?:\/\//i.test(document);
   const fromFile = typeof document === 'string' && !fromUrl;
+  const send = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const reader = fromUrl ? boundedDocumentReader(timeoutMs, send) : undefined;
   let api: Json;
   try {
     api = (await SwaggerParser.validate(
@@ -55,23 +64,31 @@ export async function openApiTools(
         resolve: {
           external: typeof document === 'string',
           ...(fromFile ? {} : { file: false }),
-          // The operator named this URL, typically an internal service's: the parser's guard against private
-          // addresses (meant for documents from strangers) would refuse exactly those.
-          http: fromUrl ? { safeUrlResolver: false, timeout: 30_000 } : false,
-        },
+          http: false,
+          ...(reader ? { bounded: reader } : {}),
+        } as never,
         dereference: { circular: 'ignore' },
       },
     )) as unknown as Json;
   } catch (err) {
-    throw new McpLiteError('config_invalid', `Invalid OpenAPI document: ${firstLine(err)}`);
+    throw new McpLiteError(
+      'config_invalid',
+      `Invalid OpenAPI document: ${firstLine(reader?.failure ?? err)}`,
+    );
   }
   if (typeof api.openapi !== 'string' || !api.openapi.startsWith('3.'))
     throw new McpLiteError('config_invalid', 'Not an OpenAPI 3.x document (Swagger 2.0 is not supported)');
   const base = baseUrlOf(api, options.baseUrl, fromUrl ? (document as string) : undefined);
-  const send = options.fetch ?? fetch;
   const headers = options.headers ?? {};
+  if (fromUrl && options.baseUrl === undefined && Object.keys(headers).length > 0) {
+    const own = new URL(document as string).origin;
+    if (base.origin !== own)
+      throw new McpLiteError(
+        'config_invalid',
+        `The OpenAPI document from ${own} names a server at ${base.origin}: its headers go only to the document's origin unless baseUrl names another`,
+      );
+  }
   const maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 30_000;
   const maxTools = options.maxTools ?? 1000;
   const taken = new Set<string>();
   const tools: ToolDefinition[] = [];
@@ -90,7 +107,7 @@ export async function openApiTools(
         .join('\n\n');
       tools.push({
         name,
-        description: description || `${method.toUpperCase()} ${path}`,
+        description: printable(description || `${method.toUpperCase()} ${path}`),
         inputSchema: schema,
         ...(output ? { outputSchema: output } : {}),
         annotations: {
@@ -197,6 +214,7 @@ function buildRequest(
       body = JSON.stringify(value);
       headers['content-type'] = 'application/json';
     } else if (p.in === 'path') {
+      // One segment: encodeURIComponent leaves `.` alone, so a lone `.` or `..` is refused below.
       resolved = resolved.replaceAll(`{${p.name}}`, encodeURIComponent(scalar(value)));
     } else if (p.in === 'query') {
       for (const v of Array.isArray(value) ? value : [value]) query.append(p.name, scalar(v));
@@ -206,9 +224,15 @@ function buildRequest(
   }
   // The fixed headers (credentials) win over any the model supplied.
   for (const [k, v] of Object.entries(fixed)) headers[k.toLowerCase()] = v;
+  if (resolved.split('/').some((segment) => segment === '.' || segment === '..'))
+    throw new McpLiteError('invalid_params', 'Invalid arguments: a path parameter may not be "." or ".."');
   const url = new URL(resolved.replace(/^\/+/, ''), base);
-  if (url.origin !== base.origin)
-    throw new McpLiteError('invalid_params', `Invalid arguments: the path leaves ${base.origin}`);
+  // The credentials go under the configured base only, never above it.
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname))
+    throw new McpLiteError(
+      'invalid_params',
+      `Invalid arguments: the path leaves ${base.origin}${base.pathname}`,
+    );
   for (const [k, v] of query) url.searchParams.append(k, v);
   return { url: url.href, headers, ...(body !== undefined ? { body } : {}) };
 }

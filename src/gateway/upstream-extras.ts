@@ -1,6 +1,7 @@
 import type { Client } from '../client/client.js';
 import type { ResourceContents } from '../core/content.js';
 import { McpLiteError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import type { PromptDefinition } from '../core/prompts.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../core/resources.js';
 import type { BoundedRun } from './bounded-run.js';
@@ -8,6 +9,14 @@ import { prefixedUri, unprefixedUri } from './mount.js';
 import type { SourceExtras } from './source.js';
 import { namespaced } from './transforms.js';
 import type { GatewayUpstream } from './upstream.js';
+
+/** Its title and description with control characters shown, as the gateway re-serves a tool's. */
+function shown(entry: { title?: string; description?: string }): { title?: string; description?: string } {
+  return {
+    ...(entry.title !== undefined ? { title: printable(entry.title, false) } : {}),
+    ...(entry.description !== undefined ? { description: printable(entry.description) } : {}),
+  };
+}
 
 /** Options of `upstreamExtrasLister`. */
 export interface ExtrasOptions {
@@ -54,6 +63,7 @@ export function upstreamExtrasLister(
       resources: resources.map(
         (resource): ResourceDefinition => ({
           ...resource,
+          ...shown(resource),
           name: namespaced(prefix, resource.name),
           uri: uriOf(resource.uri),
           read: async (ctx) =>
@@ -67,6 +77,7 @@ export function upstreamExtrasLister(
       resourceTemplates: templates.map(
         (template): ResourceTemplateDefinition => ({
           ...template,
+          ...shown(template),
           name: namespaced(prefix, template.name),
           uriTemplate: uriOf(template.uriTemplate),
           read: async (uri, _variables, ctx) =>
@@ -80,6 +91,7 @@ export function upstreamExtrasLister(
       prompts: prompts.map(
         (prompt): PromptDefinition => ({
           ...prompt,
+          ...shown(prompt),
           name: namespaced(prefix, prompt.name),
           handler: (args, ctx) =>
             run(ctx.signal, (client, signal) => client.getPrompt(prompt.name, args, { signal, timeout: 0 })),

@@ -2,14 +2,42 @@
  * An MCP server over stdio that attacks its client, written by hand (no SDK): it lists thousands of tools, and its
  * tools answer one giant message (`giant`), write lines that are not JSON before answering (`garbage`), or start
  * an endless stream of notifications and never answer (`flood`), or send `notifications/tools/list_changed` every
- * 5 ms for 2 s (`storm`). `ok` answers; `listings` answers how many `tools/list` requests it was sent. Plain JavaScript, so it
- * starts fast.
+ * 5 ms for 2 s (`storm`). `ok` answers; `listings` answers how many `tools/list` requests it was sent. With
+ * `--control` it also lists tools with control characters in their title, description and name; with
+ * `--malformed`, a tool whose input schema is not an object's and one whose schema is 20,000 levels deep. Plain JavaScript, so it starts fast.
  *
- *   node hostile-stdio-server.mjs [--tools <n>]
+ *   node hostile-stdio-server.mjs [--tools <n>] [--control] [--malformed]
  */
 const at = process.argv.indexOf('--tools');
 const count = at > 0 ? Number(process.argv[at + 1]) : 5000;
+/** A schema nested `depth` levels deep. */
+const deep = (depth) => {
+  let schema = { type: 'string' };
+  for (let i = 0; i < depth; i++) schema = { type: 'object', properties: { x: schema } };
+  return schema;
+};
+// `--control`: control characters in a title, a description and a name.
+const control = process.argv.includes('--control')
+  ? [
+      {
+        name: 'bell',
+        title: 'Bell\x07 \x1b]0;owned\x07',
+        description: 'Red \x1b[31mtext\x1b[0m and a bell\x07\nsecond line',
+        inputSchema: { type: 'object' },
+      },
+      { name: 'esc\x1bname', description: 'A name with ESC', inputSchema: { type: 'object' } },
+    ]
+  : [];
+// `--malformed`: tools whose schemas a gateway cannot serve, beside the good ones.
+const malformed = process.argv.includes('--malformed')
+  ? [
+      { name: 'untyped', description: 'Not an object', inputSchema: { type: 'string' } },
+      { name: 'deep', description: '20,000 levels', inputSchema: deep(20_000) },
+    ]
+  : [];
 const tools = [
+  ...control,
+  ...malformed,
   ...['ok', 'giant', 'garbage', 'flood', 'storm', 'listings'].map((name) => ({
     name,
     description: `The ${name} tool`,
