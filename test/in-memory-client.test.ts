@@ -55,6 +55,9 @@ describe('connect(server): a client without a socket', () => {
       );
       const invalid = await client.call('slow', { ms: 'soon' } as never).catch((err: unknown) => err);
       expect(invalid).toMatchObject({ code: 'invalid_params' });
+      // An unknown tool is the error it is over every other transport, not a bad argument.
+      const unknown = await client.call('slwo' as never, {} as never).catch((err: unknown) => err);
+      expect(unknown).toMatchObject({ code: 'tool_not_found', data: { requested_tool: 'slwo' } });
     } finally {
       await client.close();
     }

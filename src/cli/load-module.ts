@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ToolDefinition } from '../core/tool.js';
 import type { ServerOptions } from '../create-server.js';
@@ -42,13 +42,30 @@ export async function loadToolModule(spec: string, generation = 0): Promise<Load
   try {
     mod = (await import(moduleUrl(path, generation))) as Record<string, unknown>;
   } catch (err) {
-    throw new CliError(`Could not load ${path}: ${(err as Error)?.message ?? String(err)}`, 2, {
+    const message = (err as Error)?.message ?? String(err);
+    throw new CliError(`Could not load ${path}: ${message}${moduleSystemHint(path, message)}`, 2, {
       cause: err,
     });
   }
   const { tools, serverOptions } = toolsOf(mod);
   if (tools.length === 0) throw new CliError(`No tools found in ${path}: ${USAGE}.`);
   return { path, tools, serverOptions };
+}
+
+// A module written with import/export in a CommonJS package (`npm init -y` writes `"type": "commonjs"`) that
+// Node runs itself (a .js file, or a .ts file stripped by Node 22.18+ without tsx) is read as CommonJS and fails
+// on its first `import`: say what makes it an ES module.
+function moduleSystemHint(path: string, message: string): string {
+  if (!/Cannot use import statement outside a module|Unexpected token 'export'/.test(message)) return '';
+  const ext = extname(path);
+  const renamed = ext === '.ts' ? '.mts' : '.mjs';
+  const tsx = TYPESCRIPT.has(ext)
+    ? ', install tsx (npm install --save-dev tsx), which runs it either way,'
+    : '';
+  return (
+    `. It uses import/export in a CommonJS package: set "type": "module" in its package.json${tsx} ` +
+    `or rename it to ${basename(path, ext)}${renamed}`
+  );
 }
 
 /** Picks the tools and options out of a module namespace (see loadToolModule for the rules). */
@@ -100,12 +117,15 @@ let typeScriptEnabled = false;
 // TypeScript modules run without a build step: through tsx when the project has it (it maps `./x.js` imports to
 // `x.ts`, as tsc does), else through Node's own type stripping (on by default from Node 22.18, behind
 // --experimental-strip-types from 22.6; imports must then name the `.ts` files). Neither: one clear message
-// instead of node's "unknown file extension".
+// instead of node's "unknown file extension". Both of tsx's hooks: in a CommonJS package (`npm init -y`'s
+// default) tsx's ESM hook hands a `.ts` module to Node's require(), which without tsx's CommonJS hook reads the
+// file as an ES module inside a require() ("Cannot require() ES Module … in a cycle" on Node 20, "module not
+// been linked" on 22).
 async function enableTypeScript(): Promise<void> {
   if (typeScriptEnabled) return;
-  let api: { register: () => unknown } | undefined;
+  let api: Array<{ register: () => unknown }> | undefined;
   try {
-    api = await import('tsx/esm/api');
+    api = await Promise.all([import('tsx/cjs/api'), import('tsx/esm/api')]);
   } catch (err) {
     if (!nodeStripsTypes())
       throw new CliError(
@@ -115,7 +135,7 @@ async function enableTypeScript(): Promise<void> {
         { cause: err },
       );
   }
-  api?.register();
+  for (const hooks of api ?? []) hooks.register();
   typeScriptEnabled = true;
 }
 

@@ -31,7 +31,10 @@ export function fromJsonRpcError(error: unknown): McpLiteError {
   };
   const data = isRecord(e.data) ? e.data : undefined;
   let code: ErrorCode = typeof e.code === 'number' ? (BY_JSON_RPC[e.code] ?? 'internal') : 'internal';
-  if (code === 'method_not_found' && data && 'requested_tool' in data) code = 'tool_not_found';
+  // MCP answers an unknown tool with -32602 (the tool name is a parameter of tools/call), MCP-lite with -32601:
+  // the `requested_tool` the server names makes both the one error a caller branches on.
+  if ((code === 'method_not_found' || code === 'invalid_params') && data && 'requested_tool' in data)
+    code = 'tool_not_found';
   // A resource read's "not found" shares its wire code (-32002 on handshake MCP, -32602 on stateless) with
   // other errors; the `uri` the server names in `data` tells it apart.
   if ((code === 'unauthenticated' || code === 'invalid_params') && typeof data?.uri === 'string')
