@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { type FSWatcher, watch } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { PromiseStore } from '../core/promises/store.js';
@@ -8,6 +7,7 @@ import { createServer } from '../create-server.js';
 import { type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { forgetCommonJs, registerReloadHook } from './dev-reload.js';
+import { watchSources } from './dev-watch.js';
 import { CliError } from './errors.js';
 import { openBrowser } from './inspect-command.js';
 import { loadServedModule } from './load-module.js';
@@ -25,8 +25,6 @@ interface DevFlags {
 
 /** Files whose change reloads the server; anything else (logs, data the tools write) does not. */
 const SOURCE = /\.(?:[cm]?[jt]s|tsx|json)$/;
-/** Folders never watched: dependencies, version control, build output. */
-const IGNORED = /(?:^|[/\\])(?:node_modules|\.git|dist)(?:[/\\]|$)/;
 /** How long the file system must be quiet before a reload: an editor's save is often several events. */
 const SETTLE_MS = 100;
 /** How long calls still running on the old server get before a reload cuts them off. */
@@ -118,8 +116,8 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
       ),
     );
   };
-  const watcher: FSWatcher = watch(dirname(path), { recursive: true }, (_event, file) => {
-    if (!file || IGNORED.test(file) || !SOURCE.test(file)) return;
+  const watcher = watchSources(dirname(path), (file) => {
+    if (!SOURCE.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(reload, SETTLE_MS);
   });
