@@ -6,6 +6,7 @@ import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
+import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { forgetCommonJs, registerReloadHook } from './dev-reload.js';
 import { watchSources } from './dev-watch.js';
 import { CliError } from './errors.js';
@@ -21,6 +22,7 @@ interface DevFlags {
   host: string;
   open: boolean;
   logLevel: LogLevel;
+  allowedHosts?: string[];
 }
 
 /** Files whose change reloads the server; anything else (logs, data the tools write) does not. */
@@ -32,7 +34,7 @@ const RELOAD_GRACE_MS = 1_000;
 
 /** Registers `mcplite dev <module>`. */
 export function registerDev(program: Command): void {
-  program
+  const command = program
     .command('dev')
     .description(
       'Serve a tool module while you write it: reloaded on every change in its folder, the inspector open, ' +
@@ -42,10 +44,10 @@ export function registerDev(program: Command): void {
     .option('-p, --port <n>', 'HTTP port (0 picks a free one)', integer(0, 65_535), 3000)
     .option('--host <addr>', 'address to bind (development: loopback)', '127.0.0.1')
     .option('--no-open', 'do not open the inspector in a browser')
-    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, 'info')
-    .action(async (module: string, flags: DevFlags) => {
-      await runDev(module, flags);
-    });
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, 'info');
+  addAllowedHostsFlag(command).action(async (module: string, flags: DevFlags) => {
+    await runDev(module, flags);
+  });
 }
 
 /**
@@ -65,6 +67,7 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
   let generation = 0;
   let port = flags.port;
   let current: { server: ToolServer; running: RunningServer } | undefined;
+  const guard = bindGuard(flags.host, flags.allowedHosts);
 
   const start = async (): Promise<RunningServer> => {
     if (generation > 0) forgetCommonJs(dirname(path));
@@ -81,6 +84,7 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
     const running = await serve(server, {
       port,
       host: flags.host,
+      ...guard,
       inspector: { token: inspectorToken },
     }).catch(async (err: unknown) => {
       await server.close();
@@ -124,6 +128,8 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
   // Printed once the folder is watched: scripts (and tests) may edit files as soon as they read it.
   process.stdout.write(`mcplite dev: MCP on ${first.url}/mcp (tools: ${tools()})\n`);
   process.stdout.write(`mcplite inspector on ${first.inspectorUrl}\n`);
+  const warning = beyondLoopbackWarning(flags.host, guard);
+  if (warning) process.stderr.write(warning);
   if (flags.open && process.stdout.isTTY && first.inspectorUrl) openBrowser(first.inspectorUrl);
 
   const stop = async () => {
