@@ -10,9 +10,9 @@ import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-gu
 import { forgetCommonJs, registerReloadHook } from './dev-reload.js';
 import { watchSources } from './dev-watch.js';
 import { CliError } from './errors.js';
-import { openBrowser } from './inspect-command.js';
 import { loadServedModule } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
+import { openUrl } from './open-url.js';
 import { integer } from './parse.js';
 import { printable } from './render.js';
 
@@ -130,7 +130,7 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
   process.stdout.write(`mcplite inspector on ${first.inspectorUrl}\n`);
   const warning = beyondLoopbackWarning(flags.host, guard);
   if (warning) process.stderr.write(warning);
-  if (flags.open && process.stdout.isTTY && first.inspectorUrl) openBrowser(first.inspectorUrl);
+  if (flags.open && process.stdout.isTTY && first.inspectorUrl) openUrl(first.inspectorUrl);
 
   const stop = async () => {
     watcher.close();
