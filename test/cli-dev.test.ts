@@ -4,7 +4,7 @@
  * finished before the reload still redeemed after it. The CLI runs as a child process; the calls go through the
  * real mcplite client over MCP (Streamable HTTP) and MCP-lite HTTP.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -137,5 +137,47 @@ describe('mcplite dev', () => {
     const client = await connect(`${url}/mcp`);
     expect(await client.call('hello')).toMatchObject({ type: 'answer', value: 'still here' });
     await client.close();
+  }, 180_000);
+
+  // An editor's safe save (vim, `sed -i`, most IDEs): a temporary file renamed over the module, a new inode each time.
+  it('reloads on every atomic save (temp file + rename), and recovers from a syntax error saved so', async () => {
+    const dir = mkdtempSync(join(folder, 'atomic-'));
+    const file = join(dir, 'tools.ts');
+    const save = (text: string, n: number) => {
+      const temp = join(dir, `.tools.ts.${n}.tmp`);
+      writeFileSync(temp, text);
+      renameSync(temp, file);
+    };
+    const version = (v: string) =>
+      toolModule(`{ name: 'version', description: 'v', inputSchema: schema, handler: () => '${v}' },`);
+    writeFileSync(join(dir, 'helper.ts'), "export const greeting = (): string => 'hi';\n");
+    writeFileSync(file, version('v1'));
+    const cli = run(['dev', file, '--port', '0', '--no-open']);
+    const [, url] = await waitFor(cli, /^mcplite dev: MCP on (http:\/\/127\.0\.0\.1:\d+)\/mcp /m);
+    const served = async () => {
+      const client = await connect(`${url}/mcp`);
+      try {
+        return (await client.call('version')) as { value?: unknown };
+      } finally {
+        await client.close();
+      }
+    };
+    for (const v of ['v2', 'v3', 'v4']) {
+      const from = cli.stdout().length;
+      save(version(v), Number(v.slice(1)));
+      await waitFor(cli, /^mcplite dev: reloaded /m, from);
+      // Reloads can coalesce; the one that follows this save has read this version.
+      await expect.poll(async () => (await served()).value, { timeout: 30_000 }).toBe(v);
+    }
+    const failedBefore = cli.stderr().split('reload failed').length;
+    save('export const tools = [;\n', 5);
+    await expect
+      .poll(() => cli.stderr().split('reload failed').length, { timeout: 60_000 })
+      .toBe(failedBefore + 1);
+    expect((await served()).value).toBe('v4');
+    const from = cli.stdout().length;
+    save(version('v6'), 6);
+    await waitFor(cli, /^mcplite dev: reloaded /m, from);
+    await expect.poll(async () => (await served()).value, { timeout: 30_000 }).toBe('v6');
   }, 180_000);
 });

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { type FSWatcher, watch } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { PromiseStore } from '../core/promises/store.js';
@@ -7,11 +6,13 @@ import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
+import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { forgetCommonJs, registerReloadHook } from './dev-reload.js';
+import { watchSources } from './dev-watch.js';
 import { CliError } from './errors.js';
-import { openBrowser } from './inspect-command.js';
 import { loadServedModule } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
+import { openUrl } from './open-url.js';
 import { integer } from './parse.js';
 import { printable } from './render.js';
 
@@ -21,12 +22,11 @@ interface DevFlags {
   host: string;
   open: boolean;
   logLevel: LogLevel;
+  allowedHosts?: string[];
 }
 
 /** Files whose change reloads the server; anything else (logs, data the tools write) does not. */
 const SOURCE = /\.(?:[cm]?[jt]s|tsx|json)$/;
-/** Folders never watched: dependencies, version control, build output. */
-const IGNORED = /(?:^|[/\\])(?:node_modules|\.git|dist)(?:[/\\]|$)/;
 /** How long the file system must be quiet before a reload: an editor's save is often several events. */
 const SETTLE_MS = 100;
 /** How long calls still running on the old server get before a reload cuts them off. */
@@ -34,7 +34,7 @@ const RELOAD_GRACE_MS = 1_000;
 
 /** Registers `mcplite dev <module>`. */
 export function registerDev(program: Command): void {
-  program
+  const command = program
     .command('dev')
     .description(
       'Serve a tool module while you write it: reloaded on every change in its folder, the inspector open, ' +
@@ -44,10 +44,10 @@ export function registerDev(program: Command): void {
     .option('-p, --port <n>', 'HTTP port (0 picks a free one)', integer(0, 65_535), 3000)
     .option('--host <addr>', 'address to bind (development: loopback)', '127.0.0.1')
     .option('--no-open', 'do not open the inspector in a browser')
-    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, 'info')
-    .action(async (module: string, flags: DevFlags) => {
-      await runDev(module, flags);
-    });
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, 'info');
+  addAllowedHostsFlag(command).action(async (module: string, flags: DevFlags) => {
+    await runDev(module, flags);
+  });
 }
 
 /**
@@ -67,6 +67,7 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
   let generation = 0;
   let port = flags.port;
   let current: { server: ToolServer; running: RunningServer } | undefined;
+  const guard = bindGuard(flags.host, flags.allowedHosts);
 
   const start = async (): Promise<RunningServer> => {
     if (generation > 0) forgetCommonJs(dirname(path));
@@ -83,6 +84,7 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
     const running = await serve(server, {
       port,
       host: flags.host,
+      ...guard,
       inspector: { token: inspectorToken },
     }).catch(async (err: unknown) => {
       await server.close();
@@ -118,15 +120,17 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
       ),
     );
   };
-  const watcher: FSWatcher = watch(dirname(path), { recursive: true }, (_event, file) => {
-    if (!file || IGNORED.test(file) || !SOURCE.test(file)) return;
+  const watcher = watchSources(dirname(path), (file) => {
+    if (!SOURCE.test(file)) return;
     clearTimeout(timer);
     timer = setTimeout(reload, SETTLE_MS);
   });
   // Printed once the folder is watched: scripts (and tests) may edit files as soon as they read it.
   process.stdout.write(`mcplite dev: MCP on ${first.url}/mcp (tools: ${tools()})\n`);
   process.stdout.write(`mcplite inspector on ${first.inspectorUrl}\n`);
-  if (flags.open && process.stdout.isTTY && first.inspectorUrl) openBrowser(first.inspectorUrl);
+  const warning = beyondLoopbackWarning(flags.host, guard);
+  if (warning) process.stderr.write(warning);
+  if (flags.open && process.stdout.isTTY && first.inspectorUrl) openUrl(first.inspectorUrl);
 
   const stop = async () => {
     watcher.close();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { type Command, Option } from 'commander';
 import { listenNode, type NodeListening } from '../adapters/node.js';
 import { bindingOf, oauthServer } from '../client/detect.js';
@@ -8,6 +7,7 @@ import { deferredTarget } from '../inspector/targets/deferred.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
 import { CliError } from './errors.js';
 import { oauthFlagOptions, oauthIssuerOption } from './oauth-options.js';
+import { openUrl } from './open-url.js';
 import { integer } from './parse.js';
 import { fileOAuthStore } from './token-file.js';
 
@@ -110,27 +110,11 @@ export async function runInspect(target: string, flags: InspectFlags): Promise<N
   const url = `${listening.url}${inspector.entryPath}`;
   // The one line on stdout: scripts and tests read the (possibly picked) port and the token from it.
   process.stdout.write(`mcplite inspector on ${url} (inspecting ${target})\n`);
-  if (flags.open && process.stdout.isTTY) openBrowser(url);
+  if (flags.open && process.stdout.isTTY) openUrl(url);
   const stop = () => {
     void Promise.allSettled([listening.close(), inspected.close()]).then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   return listening;
-}
-
-/** Opens the page in the desktop's browser, when there is a desktop; silently does nothing otherwise. */
-export function openBrowser(url: string): void {
-  const command =
-    process.platform === 'darwin'
-      ? ['open', url]
-      : process.platform === 'win32'
-        ? ['cmd', '/c', 'start', '', url]
-        : process.env.DISPLAY || process.env.WAYLAND_DISPLAY
-          ? ['xdg-open', url]
-          : undefined;
-  if (!command) return;
-  const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore', detached: true });
-  child.on('error', () => {});
-  child.unref();
 }

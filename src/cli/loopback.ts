@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { openUrl } from './open-url.js';
 
 /** How long a sign-in may wait for the browser to come back. */
 const SIGN_IN_MS = 5 * 60_000;
@@ -75,7 +75,7 @@ export class LoopbackCatcher {
       };
     });
     process.stderr.write(`Sign in at:\n  ${authorizationUrl.href}\n`);
-    if (openBrowser) open(authorizationUrl.href);
+    if (openBrowser) openUrl(authorizationUrl.href);
     try {
       return await back;
     } finally {
@@ -92,21 +92,4 @@ export class LoopbackCatcher {
 /** Text safe inside HTML (the error description comes from the authorization server). */
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** Opens the URL in the user's browser; silence when none can be started (the URL was printed). */
-function open(url: string): void {
-  const [command, args] =
-    process.platform === 'darwin'
-      ? ['open', [url]]
-      : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]]
-        : ['xdg-open', [url]];
-  try {
-    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', () => {});
-    child.unref();
-  } catch {
-    // No browser here: the printed URL is the way.
-  }
 }

@@ -13,6 +13,7 @@ import { entrySource } from '../gateway/open-entry.js';
 import { openUpstream, type UpstreamSource } from '../gateway/proxy-tools.js';
 import { type UpstreamStatus, upstreamLabel } from '../gateway/upstream.js';
 import { serve } from '../serve.js';
+import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { CliError } from './errors.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { cliOAuth } from './oauth-options.js';
@@ -45,6 +46,7 @@ interface ProxyOptions {
   redis?: string;
   redisPrefix?: string;
   logLevel: LogLevel;
+  allowedHosts?: string[];
 }
 
 type Logger = ReturnType<typeof createLogger>;
@@ -56,7 +58,7 @@ type Logger = ReturnType<typeof createLogger>;
  * redeemable on any replica), so a stdio-only server gains statelessness, promises and gRPC without a line changed.
  */
 export function registerProxy(program: Command): void {
-  program
+  const command = program
     .command('proxy')
     .description(
       'serve existing MCP servers, mcplite targets and OpenAPI services over MCP-lite HTTP, gRPC, MCP and Webtools',
@@ -88,114 +90,118 @@ export function registerProxy(program: Command): void {
       'keep promises, MCP sessions and used elicitations in Redis, so that replicas behind one balancer share them',
     )
     .option('--redis-prefix <prefix>', 'prefix of every Redis key, to share one Redis (default mcplite:)')
-    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
-    .action(async (target: string | undefined, o: ProxyOptions) => {
-      if ((target === undefined) === (o.config === undefined))
-        throw new CliError('give one upstream <target> or --config <file> (not both)', 2);
-      if (o.config !== undefined && (o.binding !== undefined || o.upstreamToken !== undefined))
-        throw new CliError(
-          '--binding and --upstream-token go with a <target>; in a --config file, give each server its "headers"',
-          2,
-        );
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'));
+  addAllowedHostsFlag(command).action(async (target: string | undefined, o: ProxyOptions) => {
+    if ((target === undefined) === (o.config === undefined))
+      throw new CliError('give one upstream <target> or --config <file> (not both)', 2);
+    if (o.config !== undefined && (o.binding !== undefined || o.upstreamToken !== undefined))
+      throw new CliError(
+        '--binding and --upstream-token go with a <target>; in a --config file, give each server its "headers"',
+        2,
+      );
+    if (target !== undefined) {
+      const notATarget = moduleTargetError(target);
+      if (notATarget) throw notATarget;
+    }
+    const logger = createLogger(o.logLevel);
+    // Until the proxy serves, a signal exits at once: through `exit`, so an upstream being started is ended too.
+    const abandon = () => process.exit(1);
+    process.once('SIGINT', abandon);
+    process.once('SIGTERM', abandon);
+    const state = o.redis
+      ? await redisStateFor(
+          { redis: o.redis, ...(o.redisPrefix ? { redisPrefix: o.redisPrefix } : {}) },
+          logger,
+          true,
+        )
+      : undefined;
+    // OTEL_EXPORTER_OTLP_ENDPOINT: one trace runs model client -> proxy -> upstream (docs/observability.md).
+    const otel = otelWanted(undefined) ? await startOtel() : undefined;
+    const server = createServer({
+      name: 'mcplite-proxy',
+      tools: [],
+      answerBudgetMs: o.answerBudget,
+      logger,
+      ...(o.token && o.token.length > 0 ? { authenticate: bearerAuth(o.token) } : {}),
+      ...(state
+        ? {
+            promiseStore: state.promiseStore,
+            workQueue: state.workQueue,
+            elicitationNonceStore: state.elicitationNonceStore,
+          }
+        : {}),
+      // Replicas behind one load balancer must share the key that signs elicitation states.
+      ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
+    });
+    const gateway = new Gateway(server, { logger });
+    let readiness: () => Promise<void>;
+    let listening: Record<string, unknown>;
+    try {
       if (target !== undefined) {
-        const notATarget = moduleTargetError(target);
-        if (notATarget) throw notATarget;
+        const upstream = await openSingle(target, o, logger);
+        await gateway.add('upstream', upstream, true).catch(async (err: unknown) => {
+          throw new CliError(
+            `cannot list the tools of ${upstream.label}: ${err instanceof McpLiteError ? err.message : String(err)}`,
+            1,
+          );
+        });
+        // Not ready while the one upstream is down: the balancer sends the calls elsewhere.
+        readiness = () => upstream.upstream.readiness();
+        listening = {
+          upstream: upstream.label,
+          upstreamBinding: upstream.upstream.client.binding,
+          tools: gateway.toolsOf('upstream'),
+        };
+      } else {
+        const names = await addConfigured(gateway, o, logger);
+        readiness = () => gateway.readiness();
+        listening = { servers: Object.fromEntries(names.map((n) => [n, gateway.toolsOf(n)])) };
       }
-      const logger = createLogger(o.logLevel);
-      // Until the proxy serves, a signal exits at once: through `exit`, so an upstream being started is ended too.
-      const abandon = () => process.exit(1);
-      process.once('SIGINT', abandon);
-      process.once('SIGTERM', abandon);
-      const state = o.redis
-        ? await redisStateFor(
-            { redis: o.redis, ...(o.redisPrefix ? { redisPrefix: o.redisPrefix } : {}) },
-            logger,
-            true,
-          )
-        : undefined;
-      // OTEL_EXPORTER_OTLP_ENDPOINT: one trace runs model client -> proxy -> upstream (docs/observability.md).
-      const otel = otelWanted(undefined) ? await startOtel() : undefined;
-      const server = createServer({
-        name: 'mcplite-proxy',
-        tools: [],
-        answerBudgetMs: o.answerBudget,
-        logger,
-        ...(o.token && o.token.length > 0 ? { authenticate: bearerAuth(o.token) } : {}),
-        ...(state
-          ? {
-              promiseStore: state.promiseStore,
-              workQueue: state.workQueue,
-              elicitationNonceStore: state.elicitationNonceStore,
-            }
-          : {}),
-        // Replicas behind one load balancer must share the key that signs elicitation states.
-        ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
-      });
-      const gateway = new Gateway(server, { logger });
-      let readiness: () => Promise<void>;
-      let listening: Record<string, unknown>;
-      try {
-        if (target !== undefined) {
-          const upstream = await openSingle(target, o, logger);
-          await gateway.add('upstream', upstream, true).catch(async (err: unknown) => {
-            throw new CliError(
-              `cannot list the tools of ${upstream.label}: ${err instanceof McpLiteError ? err.message : String(err)}`,
-              1,
-            );
-          });
-          // Not ready while the one upstream is down: the balancer sends the calls elsewhere.
-          readiness = () => upstream.upstream.readiness();
-          listening = {
-            upstream: upstream.label,
-            upstreamBinding: upstream.upstream.client.binding,
-            tools: gateway.toolsOf('upstream'),
-          };
-        } else {
-          const names = await addConfigured(gateway, o, logger);
-          readiness = () => gateway.readiness();
-          listening = { servers: Object.fromEntries(names.map((n) => [n, gateway.toolsOf(n)])) };
-        }
-      } catch (err) {
+    } catch (err) {
+      await gateway.close();
+      await closeState(server, state);
+      throw err;
+    }
+    const guard = bindGuard(o.host, o.allowedHosts);
+    const running = await serve(server, {
+      port: o.port,
+      host: o.host,
+      ...guard,
+      basePath: normaliseBase(o.base),
+      grpcPort: o.grpcPort,
+      readiness: state ? () => Promise.all([readiness(), state.readiness()]).then(() => {}) : readiness,
+      ...(state ? { sessionStore: state.sessionStore } : {}),
+    });
+    if (otel) flushOnClose(running, otel);
+    logger.info(
+      {
+        ...listening,
+        url: `${running.url}${normaliseBase(o.base)}`,
+        mcp: `${running.url}/mcp`,
+        grpc: running.grpc ? `${o.host}:${running.grpc.port}` : undefined,
+        webtools: server.webtools.names().map((name) => `${running.url}/webtools/${name}/`),
+        redis: state ? true : undefined,
+      },
+      'proxy listening',
+    );
+    const warning = beyondLoopbackWarning(o.host, guard);
+    if (warning) process.stderr.write(warning);
+    process.off('SIGINT', abandon);
+    process.off('SIGTERM', abandon);
+    stopOnSignals(
+      logger,
+      GRACE_MS,
+      async () => {
+        await running.close(GRACE_MS);
         await gateway.close();
         await closeState(server, state);
-        throw err;
-      }
-      const running = await serve(server, {
-        port: o.port,
-        host: o.host,
-        basePath: normaliseBase(o.base),
-        grpcPort: o.grpcPort,
-        readiness: state ? () => Promise.all([readiness(), state.readiness()]).then(() => {}) : readiness,
-        ...(state ? { sessionStore: state.sessionStore } : {}),
-      });
-      if (otel) flushOnClose(running, otel);
-      logger.info(
-        {
-          ...listening,
-          url: `${running.url}${normaliseBase(o.base)}`,
-          mcp: `${running.url}/mcp`,
-          grpc: running.grpc ? `${o.host}:${running.grpc.port}` : undefined,
-          webtools: server.webtools.names().map((name) => `${running.url}/webtools/${name}/`),
-          redis: state ? true : undefined,
-        },
-        'proxy listening',
-      );
-      process.off('SIGINT', abandon);
-      process.off('SIGTERM', abandon);
-      stopOnSignals(
-        logger,
-        GRACE_MS,
-        async () => {
-          await running.close(GRACE_MS);
-          await gateway.close();
-          await closeState(server, state);
-        },
-        {
-          stopping: () => ({ inFlight: server.inFlight }),
-          stopped: () => ({ aborted: server.inFlight }),
-        },
-      );
-    });
+      },
+      {
+        stopping: () => ({ inFlight: server.inFlight }),
+        stopped: () => ({ aborted: server.inFlight }),
+      },
+    );
+  });
 }
 
 /** How long in-flight calls may finish when the proxy is stopped. */

@@ -1,10 +1,12 @@
 import { type Command, Option } from 'commander';
+import { isLoopbackHost } from '../bindings/common/host-guard.js';
 import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { loadOptional } from '../optional-peers.js';
 import { ListenError, type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
+import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { clusterRole } from './cluster.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
@@ -41,6 +43,8 @@ export interface ServeFlags extends BindingFlags, OAuthFlags {
   rateLimit?: number;
   inspector?: boolean;
   inspectorHost?: string[];
+  /** `--allowed-hosts`: Host names let through the DNS-rebinding guard besides loopback (bind-guard.ts). */
+  allowedHosts?: string[];
   /** `--redis <url>` and the flags that go with it (redis-state.ts). */
   redis?: string;
   redisPrefix?: string;
@@ -187,9 +191,11 @@ export function registerServe(program: Command): void {
       '--inspector-host <name...>',
       'let clients beyond loopback use the inspector, under these Host names (it can call every tool)',
     );
-  addQueueTuning(addOAuthFlags(command)).action(async (module: string | undefined, flags: ServeFlags) => {
-    await runServe(module, flags);
-  });
+  addAllowedHostsFlag(addQueueTuning(addOAuthFlags(command))).action(
+    async (module: string | undefined, flags: ServeFlags) => {
+      await runServe(module, flags);
+    },
+  );
 }
 
 /** Loads the tools, starts the server, prints the listening line and exits cleanly on SIGTERM/SIGINT. */
@@ -264,11 +270,20 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   const basePath = normaliseBase(flags.base);
   const bindings = chosenBindings(flags);
   if (bindings.grpcPort !== false) await routeGrpcJsLogs(logger);
+  // The inspector's remote names are Host names the guard in front of it must let through too.
+  // So is the host of the OAuth resource: it is the URL clients were told to use.
+  const resource = oauth?.protectedResource?.resource;
+  const guard = bindGuard(flags.host, [
+    ...(flags.allowedHosts ?? []),
+    ...(flags.inspectorHost ?? []),
+    ...(resource ? [new URL(resource).host] : []),
+  ]);
   let running: RunningServer;
   try {
     running = await serve(server, {
       port: flags.port,
       host: flags.host,
+      ...guard,
       basePath,
       ...(flags.maxBody !== undefined ? { maxBodyBytes: flags.maxBody } : {}),
       ...(flags.heartbeat !== undefined ? { heartbeatMs: flags.heartbeat } : {}),
@@ -317,7 +332,9 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     },
     'listening',
   );
-  if (tokens.length === 0 && !oauth && !isLoopback(flags.host)) {
+  const warning = beyondLoopbackWarning(flags.host, guard);
+  if (warning) process.stderr.write(warning);
+  if (tokens.length === 0 && !oauth && !isLoopbackHost(flags.host)) {
     logger.warn({ host: flags.host }, 'listening beyond loopback without authentication: set MCPLITE_TOKENS');
   }
   exitOnSignals(running, server, logger, flags.grace);
@@ -360,8 +377,4 @@ function inspectorOptions(flags: ServeFlags): { allowRemote?: boolean; allowedHo
     allowRemote: true,
     allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...flags.inspectorHost.map((h) => h.toLowerCase())],
   };
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
