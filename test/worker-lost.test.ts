@@ -52,16 +52,16 @@ describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
       const token = body.result._meta.promise_token as string;
       // Three lease periods later the replica is still renewing: the promise is pending, not lost.
       await new Promise((resolve) => setTimeout(resolve, 1800));
-      const alive = await observer.promises!.redeem(token, 0);
+      const alive = await observer.promises!.redeem(token, {}, 0);
       expect(alive.outcome.type).toBe('promise');
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       // Within a lease period (plus a renewal's slack) another replica sees the loss.
       await new Promise((resolve) => setTimeout(resolve, 900));
-      const lost = await observer.promises!.redeem(token, 0);
+      const lost = await observer.promises!.redeem(token, {}, 0);
       expect(lost.outcome).toMatchObject({ type: 'failure', code: 'worker_lost' });
       // Settled once: redeeming again gives the same failure.
-      expect((await observer.promises!.redeem(token, 0)).outcome).toEqual(lost.outcome);
+      expect((await observer.promises!.redeem(token, {}, 0)).outcome).toEqual(lost.outcome);
     } finally {
       child.kill('SIGKILL');
     }

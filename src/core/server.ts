@@ -20,6 +20,7 @@ import type { Middleware, OperationCaller, OperationMethod } from './operation.j
 import { type CallerSource, PlainOperation } from './operation-caller.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
 import { Pipeline, type Terminal } from './pipeline.js';
+import { toolAccess } from './promise-access.js';
 import { handlerError, PromisedWork, settleValue } from './promised-work.js';
 import { PromiseManager, toSettlement } from './promises/manager.js';
 import type { PromiseStore } from './promises/store.js';
@@ -140,6 +141,8 @@ export class ToolServer {
         maxPerOwner: options.maxPromisesPerCaller ?? 1000,
         leaseMs: options.leaseMs ?? 30_000,
         logger: this.logger,
+        callerKey: (caller) => this.callerKey(caller),
+        mayUseTool: toolAccess(this.catalog, () => this.pipeline, this.authenticate),
         ...(queue.requeue ? { requeue: (job, back) => queue.requeue!(job, back) } : {}),
       });
       this.systemCalls = offerSystemTools(this.catalog, this.promises, offersPromises(options), (...a) =>
@@ -240,8 +243,9 @@ export class ToolServer {
   }
 
   /**
-   * Runs an operation other than a tool call or a listing (`resources/*`, `prompts/*`, `completion/complete`)
-   * through the chain; `run` does the operation itself. Without user middleware `run` is called at once.
+   * Runs an operation other than a tool call or a listing (`resources/*`, `prompts/*`, `completion/complete`,
+   * `logging/setLevel`, `subscriptions/listen`, and MCP tasks as the `redeem` and `cancel` calls they are) through
+   * the chain; `run` does the operation itself. Without a stage that would see it, `run` is called at once.
    */
   operate<T>(
     method: OperationMethod,
@@ -250,7 +254,7 @@ export class ToolServer {
     caller: CallerSource,
     run: () => MaybePromise<T>,
   ): MaybePromise<T> {
-    if (!this.pipeline.seesEveryOperation) return run();
+    if (method === 'tools/call' ? this.pipeline.empty : !this.pipeline.seesEveryOperation) return run();
     return this.pipeline.run(new PlainOperation(method, name, args, caller), run) as MaybePromise<T>;
   }
 
@@ -384,7 +388,7 @@ export class ToolServer {
   ): MaybePromise<CallResult> {
     const system = tool.system ? this.systemCalls.get(request.name) : undefined;
     if (system) {
-      return system(args, () => request.signal, this.callerKey(request), request.onPartial).then(
+      return system(args, () => request.signal, request, request.onPartial).then(
         ({ outcome, processingTimeMs }) => this.result(outcome, processingTimeMs),
       );
     }

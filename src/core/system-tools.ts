@@ -1,5 +1,6 @@
 import type { Catalog } from './catalog.js';
 import { McpLiteError } from './errors.js';
+import type { CallerSource } from './operation-caller.js';
 import type { Outcome } from './outcomes.js';
 import { MAX_REDEEM_WAIT_MS, type PromiseManager } from './promises/manager.js';
 import type { ToolServerOptions } from './server-options.js';
@@ -72,14 +73,14 @@ export function unknownTool(name: string, available: readonly string[]): McpLite
 }
 
 /**
- * How a system tool is answered: by core itself, with its outcome and how long it took. `caller` is the
- * `callerKey` of whoever calls: another principal's promise is unknown to it. `signal` gives the client's signal,
+ * How a system tool is answered: by core itself, with its outcome and how long it took. `caller` is whoever calls:
+ * the promise manager's one rule decides which promises it reaches. `signal` gives the client's signal,
  * read only by a call that has to wait (a binding makes its signal lazily, and most redeems never wait).
  */
 export type SystemCall = (
   args: Record<string, unknown>,
   signal: () => AbortSignal | undefined,
-  caller: string,
+  caller: CallerSource,
   onPartial?: (data: unknown) => void | Promise<void>,
 ) => Promise<{ outcome: Outcome; processingTimeMs: number }>;
 
@@ -135,7 +136,7 @@ export function addSystemTools(
   );
   calls.set(REDEEM_TOOL, async (args, signal, caller, onPartial) => {
     const waitMs = typeof args.wait_ms === 'number' ? args.wait_ms : 0;
-    if (!onPartial || waitMs <= 0 || !watch) return promises.redeem(args.promise, waitMs, signal, caller);
+    if (!onPartial || waitMs <= 0 || !watch) return promises.redeem(args.promise, caller, waitMs, signal);
     // A streaming redeem that waits sees the work's partials as they come, wherever the work runs. The owner is
     // checked first, so that nobody watches another principal's work.
     const record = await promises.record(args.promise, caller);
@@ -144,7 +145,7 @@ export function addSystemTools(
         ? await watch(record.token, record.expiresAt, onPartial).catch(() => () => {})
         : () => {};
     try {
-      return await promises.redeem(record.token, waitMs, signal, caller);
+      return await promises.redeem(record.token, caller, waitMs, signal);
     } finally {
       stop();
     }

@@ -1,8 +1,9 @@
 import { asErrorCode, McpLiteError } from '../../core/errors.js';
-import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
+import type { CallResult, Outcome, PromiseOutcome } from '../../core/outcomes.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
 import type { SessionStateStore } from '../../core/session-state.js';
+import { CANCEL_TOOL, REDEEM_TOOL } from '../../core/system-tools.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
 import { echoName } from '../common/echo.js';
 import type { Exchange } from './exchange.js';
@@ -104,7 +105,7 @@ export class TaskRegistry {
           now,
         );
       } catch (err) {
-        this.server.promises!.cancel(outcome.token).catch(() => {});
+        this.server.promises!.cancel(outcome.token, x).catch(() => {});
         throw err;
       }
     }
@@ -119,7 +120,11 @@ export class TaskRegistry {
     };
   }
 
-  /** tasks/get, tasks/update, tasks/cancel. */
+  /**
+   * tasks/get, tasks/update, tasks/cancel. `tasks/get` and `tasks/cancel` walk the server's chain as the `redeem`
+   * and `cancel` calls they are (the same operation a middleware sees for those tools, so one policy holds for
+   * both); `tasks/update` resumes the tool as the answer to its elicitation, a tool call that walks the chain.
+   */
   async handle(
     method: string,
     params: Record<string, unknown>,
@@ -129,42 +134,67 @@ export class TaskRegistry {
     const taskId = params.taskId;
     if (typeof taskId !== 'string')
       throw new McpLiteError('invalid_params', 'Invalid params: "taskId" must be a string');
-    const { record, origin } = await this.find(taskId, x);
     switch (method) {
-      case 'tasks/get':
-        return this.detailed(taskId, record, origin);
+      case 'tasks/get': {
+        let found: { record: PromiseRecord; origin: TaskOrigin | undefined } | undefined;
+        const outcome = await this.server.operate(
+          'tools/call',
+          REDEEM_TOOL,
+          { promise: taskId },
+          x,
+          async () => {
+            found = await this.find(taskId, x);
+            return redeemed(found.record);
+          },
+        );
+        if (!found)
+          throw new McpLiteError('internal', 'A middleware answered tasks/get without reading the task');
+        return this.detailed(taskId, found.record, found.origin, outcome);
+      }
       case 'tasks/cancel':
-        if (record.status === 'pending') await this.server.promises!.cancel(record.token);
-        if (origin) await this.origins.ended(origin);
+        await this.server.operate('tools/call', CANCEL_TOOL, { promise: taskId }, x, async () => {
+          const { record, origin } = await this.find(taskId, x);
+          const r =
+            record.status === 'pending'
+              ? await this.server.promises!.cancel(record.token, x)
+              : { cancelled: false, status: record.status };
+          if (origin) await this.origins.ended(origin);
+          return { type: 'answer', result: { promise: taskId, ...r } } satisfies Outcome;
+        });
         return {};
-      case 'tasks/update':
+      case 'tasks/update': {
+        const { record, origin } = await this.find(taskId, x);
         await this.update(taskId, params, record, origin, x);
         return {};
+      }
       default:
         throw new McpLiteError('method_not_found', `Method not found: ${echoName(method)}`);
     }
   }
 
-  /** The task's record and origin; a task made by another principal is unknown, like one that never was. */
+  /**
+   * The task's record and origin, through the promise manager's one rule (owner, the tool's scopes and visibility):
+   * a task this caller may not reach is unknown, like one that never was.
+   */
   private async find(
     taskId: string,
-    x: Pick<Exchange, 'principal' | 'remoteAddress'>,
+    x: Pick<Exchange, 'principal' | 'remoteAddress' | 'headers' | 'binding'>,
   ): Promise<{ record: PromiseRecord; origin: TaskOrigin | undefined }> {
     const origin = await this.origins.get(taskId);
-    if (origin?.owner.startsWith('principal:') && origin.owner !== this.server.callerKey(x))
-      throw unknownTask(taskId);
     try {
-      return { record: await this.server.promises!.record(origin?.token ?? taskId), origin };
+      return { record: await this.server.promises!.record(origin?.token ?? taskId, x), origin };
     } catch (err) {
-      if (err instanceof McpLiteError) throw unknownTask(taskId);
+      if (err instanceof McpLiteError && err.code !== 'forbidden') throw unknownTask(taskId);
       throw err;
     }
   }
 
+  /** The task as tasks/get shows it; a completed one with `outcome`, the chain's (a middleware may rewrite it). */
   private async detailed(
     taskId: string,
     record: PromiseRecord,
     origin: TaskOrigin | undefined,
+    outcome: unknown,
   ): Promise<Record<string, unknown>> {
     const base = {
       taskId,
@@ -186,9 +216,10 @@ export class TaskRegistry {
         error: toMcpError(new McpLiteError(asErrorCode(e.code), e.message, e.data), true),
       };
     }
-    const outcome = settlement.outcome;
-    if (outcome.type === 'elicitation') {
-      const open = Object.entries(inputRequests(outcome)).filter(([key]) => !origin?.answered.has(key));
+    if (settlement.outcome.type === 'elicitation') {
+      const open = Object.entries(inputRequests(settlement.outcome)).filter(
+        ([key]) => !origin?.answered.has(key),
+      );
       return { ...base, status: 'input_required', inputRequests: Object.fromEntries(open) };
     }
     const tool = this.server.catalog.get(record.tool);
@@ -197,7 +228,7 @@ export class TaskRegistry {
       status: 'completed',
       result: {
         ...toCallToolResult(
-          { outcome, meta: emptyMeta() },
+          { outcome: isOutcome(outcome) ? outcome : settlement.outcome, meta: emptyMeta() },
           // As listed (wire.ts toMcpTool): a long-running tool lists no outputSchema.
           {
             hasOutputSchema:
@@ -268,12 +299,41 @@ export class TaskRegistry {
     }
     // A tool that is not long-running answers (or asks again) at once: kept as a settled promise, so the task's
     // state stays in the store like every other task's.
-    const settled = await this.server.promises!.settled(origin.tool, {
-      outcome: next,
-      processingTimeMs: result.meta.processing_time_ms,
-    });
+    const settled = await this.server.promises!.settled(
+      origin.tool,
+      { outcome: next, processingTimeMs: result.meta.processing_time_ms },
+      this.server.callerKey(x),
+    );
     await this.fromPromise(origin.tool, origin.arguments, settled, x, { taskId, origin });
   }
+}
+
+/** What `redeem` would answer for this record, as the chain's value of a tasks/get (its `redeem` twin). */
+function redeemed(record: PromiseRecord): Outcome {
+  const settlement = record.settlement;
+  if (record.status === 'pending') {
+    const estimatedCompletion = new Date(record.estimatedCompletion).toISOString();
+    return { type: 'promise', token: record.token, estimatedCompletion };
+  }
+  if (record.status === 'cancelled' || !settlement) {
+    return {
+      type: 'failure',
+      code: 'cancelled',
+      message: 'The promised work was cancelled before it finished',
+    };
+  }
+  if ('error' in settlement)
+    return { type: 'failure', code: settlement.error.code, message: settlement.error.message };
+  return settlement.outcome;
+}
+
+function isOutcome(value: unknown): value is Exclude<Outcome, { type: 'promise' }> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Outcome).type === 'string' &&
+    (value as Outcome).type !== 'promise'
+  );
 }
 
 function unknownTask(taskId: string): McpLiteError {

@@ -24,9 +24,9 @@ describe('PromiseManager', () => {
     const promise = await promises.register('job', 1_000, new LazyAbort(), () => work);
     expect(promise.type).toBe('promise');
     expect(Date.parse(promise.estimatedCompletion)).toBeGreaterThan(Date.now());
-    const pending = await promises.redeem(promise.token, 0);
+    const pending = await promises.redeem(promise.token, {}, 0);
     expect(pending.outcome).toMatchObject({ type: 'promise', token: promise.token });
-    const waited = promises.redeem(promise.token, 5_000);
+    const waited = promises.redeem(promise.token, {}, 5_000);
     settle({ outcome: { type: 'answer', result: 42 }, processingTimeMs: 7 });
     expect(await waited).toEqual({ outcome: { type: 'answer', result: 42 }, processingTimeMs: 7 });
   });
@@ -40,9 +40,9 @@ describe('PromiseManager', () => {
       controller,
       () => new Promise<Settlement>(() => {}),
     );
-    expect(await promises.cancel(promise.token)).toEqual({ cancelled: true, status: 'cancelled' });
+    expect(await promises.cancel(promise.token, {})).toEqual({ cancelled: true, status: 'cancelled' });
     expect(controller.aborted).toBe(true);
-    expect((await promises.redeem(promise.token, 0)).outcome).toMatchObject({
+    expect((await promises.redeem(promise.token, {}, 0)).outcome).toMatchObject({
       type: 'failure',
       code: 'cancelled',
     });
@@ -50,12 +50,12 @@ describe('PromiseManager', () => {
       outcome: { type: 'answer', result: 1 },
       processingTimeMs: 0,
     });
-    expect(await promises.cancel(done.token)).toEqual({ cancelled: false, status: 'settled' });
+    expect(await promises.cancel(done.token, {})).toEqual({ cancelled: false, status: 'settled' });
   });
 
   it('refuses malformed, unknown and expired tokens with distinct errors', async () => {
     const promises = manager(30);
-    await expect(promises.redeem('not a token', 0)).rejects.toMatchObject({
+    await expect(promises.redeem('not a token', {}, 0)).rejects.toMatchObject({
       code: 'invalid_params',
       data: { reason: 'malformed' },
     });
@@ -64,9 +64,9 @@ describe('PromiseManager', () => {
       processingTimeMs: 0,
     });
     const unknown = `${known.token.slice(0, -4)}${known.token.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
-    await expect(promises.redeem(unknown, 0)).rejects.toMatchObject({ code: 'promise_not_found' });
+    await expect(promises.redeem(unknown, {}, 0)).rejects.toMatchObject({ code: 'promise_not_found' });
     await new Promise((r) => setTimeout(r, 60));
-    await expect(promises.redeem(known.token, 0)).rejects.toMatchObject({ code: 'promise_expired' });
+    await expect(promises.redeem(known.token, {}, 0)).rejects.toMatchObject({ code: 'promise_expired' });
   });
 
   it('gives back a stored error as that error, and an unknown stored code as internal', async () => {
@@ -75,7 +75,7 @@ describe('PromiseManager', () => {
       error: { code: 'deadline_exceeded', message: 'too slow' },
       processingTimeMs: 1,
     });
-    await expect(promises.redeem(failed.token, 0)).rejects.toMatchObject({
+    await expect(promises.redeem(failed.token, {}, 0)).rejects.toMatchObject({
       code: 'deadline_exceeded',
       message: 'too slow',
     });
@@ -83,7 +83,7 @@ describe('PromiseManager', () => {
       error: { code: 'from_a_newer_version', message: 'odd' },
       processingTimeMs: 1,
     });
-    const err = await promises.redeem(foreign.token, 0).catch((e) => e);
+    const err = await promises.redeem(foreign.token, {}, 0).catch((e) => e);
     expect(err).toBeInstanceOf(McpLiteError);
     expect(err.code).toBe('internal');
   });

@@ -1,5 +1,6 @@
 import { asErrorCode, McpLiteError, toMcpLiteError } from '../errors.js';
 import type { LazyAbort } from '../lazy-abort.js';
+import type { CallerSource } from '../operation-caller.js';
 import type { Outcome, PromiseOutcome } from '../outcomes.js';
 import { linkToWork } from '../telemetry/work-tracing.js';
 import { asToolError } from '../tool-errors.js';
@@ -14,6 +15,14 @@ export interface PromiseManagerOptions extends LeasedWorkOptions {
   ttlMs: number;
   /** Most unexpired promises one caller (`callerKey`) may hold. */
   maxPerOwner: number;
+  /** The key a caller's promises are kept under (`ToolServer.callerKey`): the owner `visibleTo` compares. */
+  callerKey: (caller: CallerSource) => string;
+  /**
+   * Whether the caller may still use the tool behind a promise (`toolAccess`, core/promise-access.ts): throws
+   * `promise_not_found` for a tool it may not see, `forbidden` for a scope it lacks. A token outlives the call that
+   * made it, so this is asked again on every redeem, cancel and task read. Default: every tool.
+   */
+  mayUseTool?: (tool: string, caller: CallerSource) => void;
 }
 
 /** The job of leased work, as `register` keeps it with the promise: the token and expiry are added per promise. */
@@ -106,14 +115,14 @@ export class PromiseManager {
 
   /**
    * The final outcome of a promise, or a fresh promise when it is still running (after waiting up to waitMs).
-   * `caller` (`callerKey`) must be allowed to see it (see `visibleTo`). `signal` gives the signal that ends the
-   * wait early; it is asked for only when the redeem has to wait.
+   * `caller` must be allowed to reach it (see `find`). `signal` gives the signal that ends the wait early; it is
+   * asked for only when the redeem has to wait.
    */
   async redeem(
     token: unknown,
+    caller: CallerSource,
     waitMs: number,
     signal?: () => AbortSignal | undefined,
-    caller?: string,
   ): Promise<{ outcome: Outcome; processingTimeMs: number }> {
     let record = await this.find(token, caller);
     if (record.status === 'pending' && waitMs > 0) {
@@ -155,7 +164,7 @@ export class PromiseManager {
   }
 
   /** Cancels pending work (aborting it wherever it runs); says what state the promise was in. */
-  async cancel(token: unknown, caller?: string): Promise<{ cancelled: boolean; status: string }> {
+  async cancel(token: unknown, caller: CallerSource): Promise<{ cancelled: boolean; status: string }> {
     const record = await this.find(token, caller);
     if (record.status !== 'pending') return { cancelled: false, status: record.status };
     const cancelled = await this.options.store.cancel(record.token);
@@ -163,7 +172,7 @@ export class PromiseManager {
   }
 
   /** The stored record of a live promise (for bindings that show promise state, e.g. MCP tasks); rejects like redeem. */
-  record(token: unknown, caller?: string): Promise<PromiseRecord> {
+  record(token: unknown, caller: CallerSource): Promise<PromiseRecord> {
     return this.find(token, caller);
   }
 
@@ -209,20 +218,29 @@ export class PromiseManager {
     }
   }
 
-  private async find(token: unknown, caller: string | undefined): Promise<PromiseRecord> {
+  /**
+   * The one rule by which every way in (`redeem`, `cancel`, a streaming redeem, MCP tasks, on every binding) reaches
+   * a promise: it is another principal's (`visibleTo`) or of a tool the caller may no longer use (`mayUseTool`),
+   * and it is unknown or refused exactly as if the caller had called that tool.
+   */
+  private async find(token: unknown, caller: CallerSource): Promise<PromiseRecord> {
     if (!isWellFormedToken(token)) {
       throw new McpLiteError('invalid_params', 'Malformed promise token', { reason: 'malformed' });
     }
     const record = await this.options.store.get(token);
     // Another principal's promise is answered exactly like a token that never existed.
-    if (!record || (caller !== undefined && !visibleTo(record.owner, caller))) {
-      throw new McpLiteError('promise_not_found', 'Unknown promise token', { reason: 'unknown' });
-    }
+    if (!record || !visibleTo(record.owner, this.options.callerKey(caller))) throw unknownPromise();
+    this.options.mayUseTool?.(record.tool, caller);
     if (record.expiresAt <= Date.now()) {
       throw new McpLiteError('promise_expired', 'The promise has expired', { reason: 'expired' });
     }
     return this.leased.check(record);
   }
+}
+
+/** A promise token this caller cannot reach: the same error whether it never existed or is someone else's. */
+export function unknownPromise(): McpLiteError {
+  return new McpLiteError('promise_not_found', 'Unknown promise token', { reason: 'unknown' });
 }
 
 /**
