@@ -22,7 +22,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startServer({ ...serverOptions, tools, answerBudgetMs: 0 });
+  t = await startServer({ ...serverOptions, tools, answerBudgetMs: 0, mcpInlineWaitMs: 0 });
 });
 afterAll(() => t.close());
 

@@ -60,7 +60,7 @@ const tools: ToolDefinition[] = [
 let running: RunningServer;
 
 beforeAll(async () => {
-  running = await serve(createServer({ tools, name: 'sse-test', version: '3.0.0' }), {
+  running = await serve(createServer({ tools, name: 'sse-test', version: '3.0.0', mcpInlineWaitMs: 0 }), {
     port: 0,
     maxBodyBytes: 64 * 1024,
     legacySse: { maxSessionsPerCaller: 4, maxQueuedMessages: 8 },

@@ -31,7 +31,8 @@ describe('official SDK client over Streamable HTTP (demo)', () => {
   let transport: StreamableHTTPClientTransport;
 
   beforeAll(async () => {
-    server = createServer({ ...serverOptions, tools });
+    // The promise tests here redeem it: the call answers with the promise at once (no inline wait).
+    server = createServer({ ...serverOptions, tools, mcpInlineWaitMs: 0 });
     running = await serve(server, { port: 0 });
     client = new Client({ name: 'interop-test', version: '1.0.0' });
     transport = new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`));

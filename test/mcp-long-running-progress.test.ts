@@ -24,6 +24,8 @@ let running: RunningServer;
 beforeAll(async () => {
   const server = createServer({
     promiseStore: new MemoryPromiseStore(),
+    // This is about progress after the promise answered the call (test/mcp-inline-wait.test.ts: within the call).
+    mcpInlineWaitMs: 0,
     tools: [
       {
         name: 'crunch',

@@ -85,7 +85,9 @@ let running: RunningServer;
 let url: string;
 
 beforeAll(async () => {
-  running = await serve(createServer({ tools, name: 'ws-test', version: '2.0.0' }), { port: 0 });
+  running = await serve(createServer({ tools, name: 'ws-test', version: '2.0.0', mcpInlineWaitMs: 0 }), {
+    port: 0,
+  });
   url = `${running.url.replace('http', 'ws')}/mcp`;
 });
 afterAll(() => running.close(1000));

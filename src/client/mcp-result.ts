@@ -22,6 +22,15 @@ export function fromMcpResult(
     )
     .map((b) => b.text)
     .join('\n');
+  // Read before isError: a tool with an outputSchema gets its promise as an isError result (SDK clients accept
+  // no other shape without structuredContent).
+  const promise = meta['mcplite/promise'];
+  if (isRecord(promise) && typeof promise.promise_token === 'string') {
+    return redeemable(
+      promise.promise_token,
+      typeof promise.estimated_completion === 'string' ? promise.estimated_completion : undefined,
+    );
+  }
   if (result.isError === true) {
     const error = meta['mcplite/error'];
     if (isRecord(error) && typeof error.code === 'string') {
@@ -51,13 +60,6 @@ export function fromMcpResult(
       ...(typeof f.code === 'string' ? { code: f.code } : {}),
       ...(f.details !== undefined ? { details: f.details } : {}),
     };
-  }
-  const promise = meta['mcplite/promise'];
-  if (isRecord(promise) && typeof promise.promise_token === 'string') {
-    return redeemable(
-      promise.promise_token,
-      typeof promise.estimated_completion === 'string' ? promise.estimated_completion : undefined,
-    );
   }
   return { type: 'answer', value: answerValue(result, content, text), content };
 }

@@ -33,6 +33,14 @@ export interface ToolServerOptions {
    * promises keeps every call to its answer.
    */
   answerBudgetMs?: number;
+  /**
+   * Full MCP: how long a `tools/call` of a client that did not opt into tasks waits for the work of a promise (a
+   * long-running tool's, a call past the answer budget) before answering with the promise and the instruction to
+   * call `redeem`. Within it the client gets the answer in the same call, with the handler's progress (given a
+   * progress token) and SSE keep-alives while it waits, as ordinary MCP clients expect. 0 answers with the promise
+   * at once. Default 50 000: below the official SDKs' 60 s request timeout, after which a client gives up.
+   */
+  mcpInlineWaitMs?: number;
   /** How long a promise can be redeemed. Default one hour. */
   promiseTtlMs?: number;
   /**

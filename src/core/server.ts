@@ -94,6 +94,8 @@ export class ToolServer {
   private readonly store: PromiseStore | undefined;
   private readonly limiter: RateLimiter | undefined;
   private readonly answerBudgetMs: number;
+  /** How long MCP's `tools/call` waits for a promise's work before answering with it (`ToolServerOptions`). */
+  readonly mcpInlineWaitMs: number;
   private readonly logArguments: boolean;
   private readonly maxRunMs: number;
   private readonly elicitations: Elicitations;
@@ -116,6 +118,7 @@ export class ToolServer {
     checkIpv6Prefix(this.ipv6CallerPrefix);
     this.store = options.promiseStore;
     this.answerBudgetMs = this.store ? (options.answerBudgetMs ?? 10_000) : 0;
+    this.mcpInlineWaitMs = Math.max(0, options.mcpInlineWaitMs ?? 50_000);
     this.maxRunMs = options.maxRunMs ?? 600_000;
     this.elicitations = new Elicitations(
       options.secret,

@@ -186,9 +186,14 @@ const closers: Array<() => Promise<void>> = [];
 /** Starts the fixture servers before the file's cases and closes them after. */
 function useFixtures(): void {
   beforeAll(async () => {
-    const open = createServer({ tools, version: VERSION });
+    const open = createServer({ tools, version: VERSION, mcpInlineWaitMs: 0 });
     const openRunning = await serve(open, { port: 0, grpcPort: 0 });
-    const guarded = createServer({ tools, version: VERSION, authenticate: bearerAuth(['t0ken']) });
+    const guarded = createServer({
+      tools,
+      version: VERSION,
+      authenticate: bearerAuth(['t0ken']),
+      mcpInlineWaitMs: 0,
+    });
     const guardedRunning = await serve(guarded, { port: 0, grpcPort: 0 });
     fixtures.set('open', { running: openRunning, server: open });
     fixtures.set('guarded', { running: guardedRunning, server: guarded });

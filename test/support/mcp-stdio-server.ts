@@ -6,7 +6,7 @@ import { serverOptions, tools } from '../../examples/demo/index.js';
 import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
-const server = createServer({ ...serverOptions, tools });
+const server = createServer({ ...serverOptions, tools, mcpInlineWaitMs: 0 });
 const stdio = serveStdio(server);
 await stdio.closed;
 await server.close();

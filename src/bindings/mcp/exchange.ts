@@ -35,6 +35,11 @@ export interface Exchange {
   canNotify: boolean;
   /** Sends a notification tied to this request; resolves when the transport took it. */
   notify(message: Record<string, unknown>): Promise<void>;
+  /**
+   * Shows the client that a request that waits long is alive (Streamable HTTP: an SSE comment on the request's
+   * stream, opened for it); transports whose connection stays open anyway have none.
+   */
+  keepAlive?(): void;
   /** Sends a request to the client and resolves with its result (handshake revisions on a stream). */
   request: ((method: string, params: Record<string, unknown>) => Promise<unknown>) | undefined;
   /**

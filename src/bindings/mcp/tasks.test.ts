@@ -18,6 +18,7 @@ let release: () => void = () => {};
 function setup(promiseTtlMs = 120_000) {
   const server = createServer({
     promiseTtlMs,
+    mcpInlineWaitMs: 0,
     tools: [
       {
         name: 'job',

@@ -3,7 +3,12 @@ import type { ElicitationReply } from '../../core/elicitations.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import { noticeKind } from '../../core/notices.js';
-import type { CallResult, ElicitationOutcome, ElicitationRequestOutcome } from '../../core/outcomes.js';
+import type {
+  CallResult,
+  ElicitationOutcome,
+  ElicitationRequestOutcome,
+  PromiseOutcome,
+} from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { isToolError } from '../../core/tool-errors.js';
 import { BindingCall } from '../common/binding-call.js';
@@ -11,6 +16,7 @@ import { elicitationReplyOf } from '../common/elicitation.js';
 import { isObject, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
 import type { Flight, Flights } from './flights.js';
+import { awaitPromised } from './inline-wait.js';
 import { inputRequests, toElicitationReply } from './input-requests.js';
 import { logPasses } from './log-levels.js';
 import { type McpNativeTool, nativeContext } from './native.js';
@@ -24,7 +30,8 @@ const MAX_ELICITATION_ROUNDS = 8;
  * MCP `tools/call`: runs a core tool (or a native MCP tool) and maps its outcome to a `CallToolResult`. Notices the
  * handler sends become `notifications/progress` and `notifications/message`; an elicitation becomes
  * `input_required` (2026-07-28) or `elicitation/create` rounds with the client (handshake revisions); a promise
- * becomes a task for a client that declared the tasks extension.
+ * becomes a task for a client that declared the tasks extension, and is otherwise awaited in the call for up to
+ * `mcpInlineWaitMs` (`inline-wait.ts`), its notices still sent, before it is answered as the promise.
  */
 export class ToolCalls {
   constructor(
@@ -90,10 +97,16 @@ export class ToolCalls {
           { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
         ),
       );
-    const complete = (result: CallResult): MaybePromise<Record<string, unknown>> =>
-      result.outcome.type === 'promise' && asTask
-        ? tasks.fromPromise(name, params.arguments, result.outcome, x)
-        : toCallToolResult(result, { hasOutputSchema });
+    const inlineWaitMs = tool?.system ? 0 : this.server.mcpInlineWaitMs;
+    const complete = (result: CallResult, flight: Flight): MaybePromise<Record<string, unknown>> => {
+      if (result.outcome.type !== 'promise') return toCallToolResult(result, { hasOutputSchema });
+      if (asTask) return tasks.fromPromise(name, params.arguments, result.outcome, x);
+      if (inlineWaitMs <= 0) return toCallToolResult(result, { hasOutputSchema });
+      const promised = result as CallResult & { outcome: PromiseOutcome };
+      return awaitPromised(this.server, promised, x, flight.signal, inlineWaitMs).then((r) =>
+        toCallToolResult(r, { hasOutputSchema }),
+      );
+    };
     const go = () =>
       this.flights.run(m, x, (flight) => {
         let first: MaybePromise<CallResult>;
@@ -105,8 +118,10 @@ export class ToolCalls {
         }
         // A synchronous handler's answer is mapped in this turn; awaiting it would cost every call promise turns.
         if (!(first instanceof Promise) && first.outcome.type !== 'elicitation') {
+          const done = complete(first, flight);
+          if (done instanceof Promise) return answered(done, x.stateless, notices);
           notices?.close();
-          return complete(first);
+          return done;
         }
         return answered(elicitationRounds(first, flight, x, run, complete), x.stateless, notices);
       });
@@ -147,7 +162,7 @@ async function elicitationRounds(
   flight: Flight,
   x: Exchange,
   run: (flight: Flight, answers?: CallRequest['elicitation']) => MaybePromise<CallResult>,
-  complete: (result: CallResult) => MaybePromise<Record<string, unknown>>,
+  complete: (result: CallResult, flight: Flight) => MaybePromise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   let result: CallResult = await first;
   for (let round = 0; result.outcome.type === 'elicitation'; round++) {
@@ -168,7 +183,7 @@ async function elicitationRounds(
     // A decline or cancel runs the tool again too (ctx.elicitation.action), as on every wire.
     result = await run(flight, await askClient(x.request, x.revision, outcome));
   }
-  return complete(result);
+  return complete(result, flight);
 }
 
 /**

@@ -1,9 +1,15 @@
 import { isRichContent } from '../../core/content.js';
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
-import type { CallResult } from '../../core/outcomes.js';
+import type { CallResult, ElicitationOutcome } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
 import { toWireElicitation } from '../common/elicitation.js';
-import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
+import {
+  errorMessage,
+  isObject,
+  type JsonRpcErrorObject,
+  type JsonRpcId,
+  toJsonRpcError,
+} from '../common/jsonrpc.js';
 import { jsonMeta } from '../common/mcp-lite-result.js';
 
 /**
@@ -155,9 +161,11 @@ export interface ToolResultOptions {
  * - answer: the value as text (JSON unless a string) plus `structuredContent` (objects as they are, other
  *   values under `{ result }`); `richContent(...)` answers send their blocks unchanged;
  * - failure: `isError: true` with the message;
- * - promise: a text telling the model to call `redeem` with the token, the token in `structuredContent`;
- * - elicitation (where the client cannot be asked): the question and the signed state as structured detail, and
- *   a text saying how to answer (the retry's `params.elicitation`, as on MCP-lite HTTP);
+ * - promise: a text telling the model to call `redeem` with the token, the token in `structuredContent` (with
+ *   `isError` instead for a tool with an outputSchema, whose structuredContent must match it);
+ * - elicitation (where the client cannot be asked): the question and the signed state as structured detail (or
+ *   `isError`, as for a promise), and a text saying how to answer: the same tool again with the requested fields
+ *   as arguments, or the retry's `params.elicitation` (as on MCP-lite HTTP);
  * - request-for-more-resource: `isError: true` with what and how much.
  */
 export function toCallToolResult(
@@ -204,24 +212,18 @@ export function toCallToolResult(
               `{"promise": "${outcome.token}"} to get the result; pass "wait_ms" to wait for it.`,
           },
         ],
-        ...(options.hasOutputSchema ? {} : { structuredContent: promise }),
+        // A tool with an outputSchema: SDK clients reject a result that is neither structuredContent matching it
+        // nor `isError` (and throw before the model reads the text), so the instruction goes as an error result.
+        ...(options.hasOutputSchema ? { isError: true } : { structuredContent: promise }),
         _meta: { 'mcplite/promise': promise },
       };
     }
     case 'elicitation': {
       const elicitation = toWireElicitation(outcome);
       return {
-        content: [
-          {
-            type: 'text',
-            text:
-              `More input is needed from the user: ${sentence(outcome.message)} The server could not ask the ` +
-              'user itself on this request. Ask the user, then call the tool again with the same arguments and, ' +
-              'beside them in the call\'s params, "elicitation": {"state": <_meta["mcplite/elicitation"].state ' +
-              'of this result>, "answers": <the answers, matching its requested_schema>}.',
-          },
-        ],
-        ...(options.hasOutputSchema ? {} : { structuredContent: { elicitation } }),
+        content: [{ type: 'text', text: fallbackText(outcome) }],
+        // As for a promise: the question must reach the model through SDK clients that check the outputSchema.
+        ...(options.hasOutputSchema ? { isError: true } : { structuredContent: { elicitation } }),
         _meta: { 'mcplite/elicitation': elicitation },
       };
     }
@@ -264,6 +266,29 @@ function errorText(err: McpLiteError): string {
     return typeof field === 'string' && typeof message === 'string' ? [`'${field}' ${message}`] : [];
   });
   return more.length > 0 ? `${err.message}; ${more.join('; ')}` : err.message;
+}
+
+/**
+ * What the model reads when the server could not ask the user: tool wrappers (LangChain, the AI SDK, Agents
+ * function tools) pass only arguments, so the way that works everywhere comes first (the requested fields as
+ * arguments of the same tool); `params.elicitation` with the signed state is for clients that can set params.
+ */
+function fallbackText(outcome: ElicitationOutcome): string {
+  const schemas = outcome.requests
+    ? Object.values(outcome.requests).map((r) => r.requestedSchema)
+    : [outcome.requestedSchema];
+  const fields = [
+    ...new Set(schemas.flatMap((s) => (isObject(s.properties) ? Object.keys(s.properties) : []))),
+  ];
+  const named = fields.length > 0 ? ` (${fields.map((f) => JSON.stringify(f)).join(', ')})` : '';
+  return (
+    `More input is needed from the user: ${sentence(outcome.message)} The server could not ask the user ` +
+    `itself on this request. Ask the user, then call this tool again with the same arguments plus the ` +
+    `requested fields${named} as arguments, filled with the user's answers. (A client that can set the ` +
+    'call\'s params may instead send, beside the same arguments, "elicitation": {"state": ' +
+    '<_meta["mcplite/elicitation"].state of this result>, "answers": <the answers, matching its ' +
+    'requested_schema>}.)'
+  );
 }
 
 /** A message as a sentence: a full stop added unless it already ends with one (or a question or exclamation). */

@@ -95,6 +95,13 @@ export class HttpExchange implements Exchange {
     return this.send(JSON.stringify(message));
   }
 
+  keepAlive(): void {
+    if (!this.canNotify || (this.settled !== undefined && this.queue === undefined)) return;
+    // A comment, not an event: nothing to keep for resumption.
+    const queue = this.stream();
+    if (!queue.consumerGone) void queue.push(': keep-alive\n\n');
+  }
+
   /** The response: the JSON answer, or the SSE stream it turned into; a promise while neither is known. */
   response(): MaybePromise<NeutralResponse> {
     if (this.settled) return this.settled;
@@ -139,13 +146,19 @@ export class HttpExchange implements Exchange {
     });
   }
 
-  private send(text: string): Promise<void> {
-    const message = this.dialect ? this.dialect.outbound(text) : text;
+  /** The response's SSE stream, which becomes the response the first time something is sent before the result. */
+  private stream(): AsyncQueue<string> {
     if (!this.queue) {
       this.queue = new AsyncQueue<string>();
       this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });
     }
-    const { session, queue } = this;
+    return this.queue;
+  }
+
+  private send(text: string): Promise<void> {
+    const message = this.dialect ? this.dialect.outbound(text) : text;
+    const queue = this.stream();
+    const { session } = this;
     if (!session) return queue.push(`event: message\ndata: ${message}\n\n`);
     // A session's event reaches the client only once it is kept: a client that reads it and at once resumes the
     // stream (Last-Event-ID), on any replica, must find it in the log. Events go out in order.
