@@ -1,4 +1,5 @@
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
+import type { CallerSource } from '../../core/operation-caller.js';
 import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import type { Exchange } from './exchange.js';
@@ -27,15 +28,16 @@ export async function awaitPromised(
   waitMs: number,
 ): Promise<CallResult> {
   const promises = server.promises!;
-  const caller = server.callerKey(x);
+  // The call's own caller: the promise manager's one ownership rule lets it redeem what it made.
+  const caller: CallerSource = x;
   const deadline = Date.now() + waitMs;
   let promise = first.outcome;
   for (let left = waitMs; left > 0; left = deadline - Date.now()) {
     const redeemed = await promises.redeem(
       promise.token,
+      caller,
       Math.min(left, KEEP_ALIVE_MS),
       () => signal,
-      caller,
     );
     if (redeemed.outcome.type !== 'promise') {
       const meta = {
