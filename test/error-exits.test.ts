@@ -65,7 +65,9 @@ describe.each(WIRES)('$name', (wire: Wire) => {
       logged.length = 0;
       const reply = await session.call('explode', {});
       expect(reply).toEqual({ native: INTERNAL[wire.name] });
-      const lines = logged.filter((l) => String((l.fields.err as Error | undefined)?.message).startsWith('boom'));
+      const lines = logged.filter((l) =>
+        String((l.fields.err as Error | undefined)?.message).startsWith('boom'),
+      );
       expect(lines).toHaveLength(1);
       expect((lines[0]!.fields.err as Error).message).toBe(`boom over ${wire.binding}`);
     } finally {
