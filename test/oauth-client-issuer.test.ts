@@ -128,3 +128,38 @@ describe('OAuth documents are read under a bound', () => {
     await endless.hungUp;
   });
 });
+
+describe('the gateway signs in to an upstream with its secret at its configured issuer only', () => {
+  it('never sends the secret to the authorization server a malicious upstream names', async () => {
+    const { Gateway } = await import('../src/gateway/gateway.js');
+    const { parseGatewayConfig } = await import('../src/gateway/config.js');
+    const { entrySource } = await import('../src/gateway/open-entry.js');
+    const { createServer } = await import('../src/create-server.js');
+    const attacker = await listener(startRecordingIssuer());
+    const resource = await listener(startProtectedResource(() => [attacker.origin]));
+    const config = {
+      mcpServers: {
+        evil: {
+          url: `${resource.origin}/mcp`,
+          oauth: { clientId: 'gw', clientSecretEnv: 'GW_SECRET', issuer: target.issuer.issuer },
+        },
+      },
+    };
+    const [entry] = parseGatewayConfig(JSON.stringify(config), { GW_SECRET: MACHINE_CLIENT.clientSecret });
+    const gateway = new Gateway(createServer({ name: 'gateway', tools: [] }), {
+      minBackoffMs: 50,
+      maxBackoffMs: 200,
+    });
+    try {
+      await gateway.add(entry!.name, entrySource(entry!, { baseDir: process.cwd(), stderr: 'ignore' }));
+      // Wait (a safety-net bound, not a timing) until the gateway has tried and said why it cannot.
+      const lastError = () => (gateway.statuses().evil as { lastError?: string } | undefined)?.lastError;
+      for (let i = 0; i < 600 && !lastError(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(lastError()).toMatch(/configured for .* only/);
+      expect(attacker.text()).not.toContain(MACHINE_CLIENT.clientSecret);
+      expect(attacker.received.filter((r) => r.method === 'POST')).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

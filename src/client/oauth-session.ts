@@ -162,10 +162,11 @@ export class OAuthSession {
         ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
         ...(scope ? { scope } : {}),
       };
+      const kept = (await this.interactive?.clientInformation())?.client_id;
       if ((await auth(provider, base)) === 'AUTHORIZED') return;
       // A registration the authorization server has forgotten would send the user to an error page, and the
       // sign-in would wait for a redirect that never comes: it is registered anew instead.
-      if (await this.forgotten()) {
+      if (kept !== undefined && (await this.forgotten(kept))) {
         await provider.invalidateCredentials?.('client');
         if ((await auth(provider, base)) === 'AUTHORIZED') return;
       }
@@ -182,11 +183,14 @@ export class OAuthSession {
     }
   }
 
-  /** True when the registration about to be used is a dynamic one the authorization server no longer knows. */
-  private async forgotten(): Promise<boolean> {
+  /**
+   * True when `kept`, a registration from before this sign-in (one just made needs no check), is a dynamic one the
+   * authorization server no longer knows.
+   */
+  private async forgotten(kept: string): Promise<boolean> {
     const client = await this.interactive?.clientInformation();
     const metadata = this.discovered?.authorizationServerMetadata;
-    if (!client || !metadata || !this.interactive?.redirect) return false;
+    if (client?.client_id !== kept || !metadata || !this.interactive?.redirect) return false;
     // A configured or CIMD client is not one to register again.
     if (client.client_id === this.options.clientId || client.client_id === this.options.clientMetadataUrl)
       return false;
