@@ -254,7 +254,7 @@ describe('mcplite serve errors', () => {
 });
 
 /** Polls `ready` until it holds (for output that arrives in more than one chunk). */
-async function waitFor(ready: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(ready: () => boolean, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!ready()) {
     if (Date.now() > until) throw new Error('timed out waiting');

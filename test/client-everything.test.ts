@@ -30,7 +30,7 @@ for (const t of targets) {
     let stop: (() => Promise<void>) | undefined;
     beforeAll(async () => {
       ({ client, stop } = await t.open());
-    }, 30_000);
+    }, 120_000);
     afterAll(async () => {
       await client.close();
       await stop?.();

@@ -51,6 +51,6 @@ describe('the call timeout under full GCs', () => {
       expect(elapsed).toBeGreaterThanOrEqual(900);
       // Generous for a loaded machine; before the fix the child was still waiting when killed at 15 s.
       expect(elapsed).toBeLessThan(6_000);
-    }, 20_000);
+    }, 120_000);
   }
 });

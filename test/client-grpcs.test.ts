@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   // The certificate names localhost: the client must reach the server by that name.
   target = `grpcs://localhost:${grpc.port}`;
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   await grpc?.close(200);
   await server?.close();

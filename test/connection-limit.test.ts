@@ -128,5 +128,5 @@ describe('connection limit (gRPC)', () => {
     }
     expect(ok).toBe(true);
     extra.close();
-  }, 30_000);
+  }, 120_000);
 });

@@ -159,7 +159,7 @@ describe('over MCP: the three tools whose answers are not plain objects', () => 
     expect(result.structuredContent!.result).toMatch(/^Quarterly Results Report/);
     const validate = ajv.compile(listed.get('generate_report')!.outputSchema!);
     expect(validate(result.structuredContent), JSON.stringify(validate.errors)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 
   it('analyze_dataset: the promise keeps its structuredContent, and redeem answers what the tool declares', async () => {
     const started = (await sdk.callTool({
@@ -177,7 +177,7 @@ describe('over MCP: the three tools whose answers are not plain objects', () => 
     expect(redeemed.isError).toBeFalsy();
     const validate = ajv.compile(tools.find((x) => x.name === 'analyze_dataset')!.outputSchema!);
     expect(validate(redeemed.structuredContent), JSON.stringify(validate.errors)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 });
 
 /** One call per action of the `documents` webtool (1.1.0). */

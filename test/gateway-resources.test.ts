@@ -197,7 +197,7 @@ describe('a remote upstream protected by OAuth, reached with "oauth" in the conf
       }),
       { port, host: '127.0.0.1', grpcPort: 0 },
     );
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await protectedServer?.close(500);
     await issuer?.close();
@@ -297,5 +297,5 @@ describe('a remote upstream protected by OAuth, reached with "oauth" in the conf
     } finally {
       await gw.close();
     }
-  }, 30_000);
+  }, 120_000);
 });

@@ -51,7 +51,7 @@ describe('gateway in front of server-everything (stdio)', () => {
       port: 0,
       grpcPort: 0,
     });
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     for (const c of clients) await c.close();
     await running.close(500);
@@ -175,7 +175,7 @@ describe('gateway in front of server-everything (Streamable HTTP)', () => {
       port: 0,
       grpcPort: 0,
     });
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     for (const c of clients) await c.close();
     await running?.close(500);

@@ -50,7 +50,7 @@ describe.skipIf(chromiumMissing !== undefined)(
       );
       config = await mkdtemp(join(tmpdir(), 'mcplite-inspector-oauth-'));
       browser = await launchBrowser();
-    }, 30_000);
+    }, 120_000);
 
     afterAll(async () => {
       await browser?.close();

@@ -123,7 +123,7 @@ describe('official SDK client over legacy HTTP+SSE', () => {
       await inFlight;
       controller.abort('stop');
       await expect(call).rejects.toThrow();
-      await vi.waitFor(() => expect(aborted).toEqual(['wait']), { timeout: 5000 });
+      await vi.waitFor(() => expect(aborted).toEqual(['wait']), { timeout: 60_000 });
     } finally {
       await client.close();
     }
@@ -213,7 +213,7 @@ describe('legacy HTTP+SSE: the wire and hostile input', () => {
         expect(((await f.res.json()) as any).error.code).toBe(-32004);
       }
       streams[0]!.close();
-      await vi.waitFor(() => expect(running.legacySse!.sessions).toBe(3), { timeout: 5000 });
+      await vi.waitFor(() => expect(running.legacySse!.sessions).toBe(3), { timeout: 60_000 });
       const again = await openStream();
       expect(again.res.status).toBe(200);
       again.close();
@@ -223,7 +223,7 @@ describe('legacy HTTP+SSE: the wire and hostile input', () => {
   });
 
   it('ends the session of a client that stops reading its stream', async () => {
-    await vi.waitFor(() => expect(running.legacySse!.sessions).toBe(0), { timeout: 5000 });
+    await vi.waitFor(() => expect(running.legacySse!.sessions).toBe(0), { timeout: 60_000 });
     const s = await openStream();
     const path = s.endpoint!.data;
     const init = {
@@ -241,7 +241,7 @@ describe('legacy HTTP+SSE: the wire and hostile input', () => {
       if (r.status === 404) break;
     }
     await vi.waitFor(() => expect((async () => (await post(path, '{}')).status)()).resolves.toBe(404), {
-      timeout: 5000,
+      timeout: 60_000,
     });
     s.close();
   });

@@ -117,7 +117,7 @@ async function bullJob(queueName: string, token: string) {
   }
 }
 
-function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   return expect.poll(check, { timeout: timeoutMs, interval: 25 }).toBe(true);
 }
 
@@ -151,7 +151,7 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
     // Ended: no lease left behind, nothing queued.
     expect((await store().get(token))?.leaseUntil).toBeUndefined();
     expect((await store().lapsedLeases(Date.now() + 60_000, 10)).includes(token)).toBe(false);
-  }, 20_000);
+  }, 120_000);
 
   it('aborts the work when another replica cancels the promise', async () => {
     const name = `q-${randomBytes(4).toString('hex')}`;
@@ -179,7 +179,7 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
     const answer = await redeem(a, queued, 10_000);
     expect(answer._meta.response_type).toBe('answer');
     expect(ran.filter((r) => r.endsWith(':hold'))).toHaveLength(2);
-  }, 20_000);
+  }, 120_000);
 
   it('hands its running work back when it shuts down: another worker finishes it', async () => {
     const name = `q-${randomBytes(4).toString('hex')}`;
@@ -192,7 +192,7 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
     const record = await store().waitSettled(token, 10_000);
     expect(record?.settlement).toMatchObject({ outcome: { type: 'answer', result: { by: 'W' } } });
     expect(ran).toEqual(['A:hold', 'A:aborted', 'W:hold']);
-  }, 20_000);
+  }, 120_000);
 
   it('queues the job of a replica killed with -9 again once its lease runs out; another worker settles it once', async () => {
     const name = `q-${randomBytes(4).toString('hex')}`;
@@ -247,7 +247,7 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
     } finally {
       child.child.kill('SIGKILL');
     }
-  }, 40_000);
+  }, 120_000);
 
   it('`mcplite serve --redis` runs a long-running call local-first, and through BullMQ with --no-local-first', async () => {
     const leased = async (flags: string[]) => {

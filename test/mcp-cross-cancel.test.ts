@@ -137,7 +137,7 @@ describe.skipIf(!REDIS_URL)('notifications/cancelled across replicas', () => {
     // MCP: a cancelled request need not be answered; this server answers it as cancelled.
     expect(message.error ?? message.result, JSON.stringify(message)).toBeDefined();
     expect(JSON.stringify(message)).toMatch(/ancel/);
-  }, 20_000);
+  }, 120_000);
 
   it('aborts nothing for a cancel of another session, nor for one sent without the session', async () => {
     const running = await openSession(0);
@@ -156,5 +156,5 @@ describe.skipIf(!REDIS_URL)('notifications/cancelled across replicas', () => {
     expect(await cancelOn(1, running, id)).toBe(202);
     await answer;
     expect(seen.get('kept')).toMatch(/^aborted/);
-  }, 20_000);
+  }, 120_000);
 });

@@ -175,7 +175,7 @@ describeShared('test/mcp-shared-sessions-streams.test.ts', 'streams', ({ a, b, p
       await closeReplica(slow);
       await link.close();
     }
-  }, 20_000);
+  }, 120_000);
 
   it('resumes on B, with tasks/update, a task made on A that asked for input', async () => {
     const c = await replica(taskPrefix, {}, true);

@@ -69,7 +69,7 @@ describe.each(TRANSPORTS)('tool errors through the official SDK client over %s',
   beforeAll(async () => {
     client = new Client({ name: 'tool-errors-test', version: '1.0.0' });
     await client.connect(transportOf());
-  }, 20_000);
+  }, 120_000);
   afterAll(() => client.close());
 
   it('answers arguments that fail the input schema with an isError result naming every problem', async () => {

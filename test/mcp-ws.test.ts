@@ -166,7 +166,7 @@ describe('official SDK client over WebSocket', () => {
         onprogress: () => controller.abort('stop'),
       });
       await expect(call).rejects.toThrow();
-      await vi.waitFor(() => expect(aborted).toEqual(['sdk']), { timeout: 5000 });
+      await vi.waitFor(() => expect(aborted).toEqual(['sdk']), { timeout: 60_000 });
     } finally {
       await client.close();
     }

@@ -40,7 +40,7 @@ beforeAll(async () => {
     { port, host: '127.0.0.1' },
   );
   config = await mkdtemp(join(tmpdir(), 'mcplite-oauth-cli-'));
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await running?.close(500);

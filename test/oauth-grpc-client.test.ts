@@ -43,7 +43,7 @@ beforeAll(async () => {
   );
   grpc = `grpc://${running.grpc!.address}`;
   config = await mkdtemp(join(tmpdir(), 'mcplite-oauth-grpc-'));
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await running?.close(500);

@@ -47,7 +47,7 @@ beforeAll(async () => {
     auth: oauthResourceServer({ issuer: issuer.issuer, resource: mcpUrl.href, scopes: ['tools:read'] }),
   });
   running = await serve(server, { port, host: '127.0.0.1' });
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await running?.close(500);

@@ -68,7 +68,7 @@ beforeAll(async () => {
     }),
   });
   running = await serve(server, { port, host: '127.0.0.1', grpcPort: 0 });
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await running?.close(500);

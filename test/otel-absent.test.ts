@@ -14,12 +14,12 @@ describe('without @opentelemetry/api', () => {
     expect(await child.exited, child.stderr()).toBe(0);
     expect(child.stdout()).toContain('otel false\n');
     expect(child.stdout()).toContain('answer {"type":"answer","value":{"text":"no otel here"}');
-  }, 30_000);
+  }, 120_000);
 
   it('serve --otel says what to install', async () => {
     const child = runCommand(process.execPath, [...HIDE, MAIN, 'serve', '--demo', '--otel', '--port', '0']);
     expect(await child.exited).toBe(2);
     expect(child.stderr()).toContain('npm install @opentelemetry/api @opentelemetry/sdk-node');
     expect(child.stdout()).not.toContain('listening');
-  }, 30_000);
+  }, 120_000);
 });

@@ -124,7 +124,7 @@ describe('mcplite serve with OpenTelemetry', () => {
     expect(attribute(span, 'gen_ai.tool.name')).toBe('echo');
     expect(attribute(span, 'jsonrpc.request.id')).toBe('7');
     expect(received.find((r) => r.path === '/v1/traces')?.contentType).toMatch(/^application\/json/);
-  }, 30_000);
+  }, 120_000);
 
   it('mcplite call makes the CLIENT span; the server span is its child, in one exported trace', async () => {
     const cli = await start(['--demo'], { ...OTEL_ENV(), OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
@@ -147,7 +147,7 @@ describe('mcplite serve with OpenTelemetry', () => {
         timeout: 10_000,
       })
       .toMatchObject({ name: 'tools/call echo', parentSpanId: clientSpan!.spanId, service: 'otel-cli-test' });
-  }, 30_000);
+  }, 120_000);
 
   it('OTEL_EXPORTER_OTLP_ENDPOINT alone turns it on; the metric reaches /v1/metrics', async () => {
     const cli = await start(['--demo'], { ...OTEL_ENV(), OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
@@ -167,5 +167,5 @@ describe('mcplite serve with OpenTelemetry', () => {
         { timeout: 10_000 },
       )
       .toBe(true);
-  }, 30_000);
+  }, 120_000);
 });

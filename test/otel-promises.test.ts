@@ -71,7 +71,7 @@ describe.skipIf(!url)('a promise in one trace across replicas and a BullMQ worke
       servers.push(server);
       running.push(await serve(server, { port: 0 }));
     }
-  }, 40_000);
+  }, 120_000);
 
   afterAll(async () => {
     worker?.child.kill('SIGTERM');
@@ -141,5 +141,5 @@ describe.skipIf(!url)('a promise in one trace across replicas and a BullMQ worke
     expect(redeem?.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([
       [parent.traceId, work!.spanId],
     ]);
-  }, 30_000);
+  }, 120_000);
 });

@@ -45,7 +45,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
     );
     expect(kindOf(answered), JSON.stringify(answered.body)).toBe('answer');
     expect(answered.body.result!.content).toMatchObject({ subscribed: true, category, frequency: 'weekly' });
-  }, 15_000);
+  }, 120_000);
 
   it('serves an MCP session made on one front on the others', async () => {
     const init = await initializeOnFront1({});
@@ -89,7 +89,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       );
       expect(gone.status, f.name).toBe(404);
     }
-  }, 20_000);
+  }, 120_000);
 
   /** An MCP `initialize` on front 1 by a client declaring `capabilities`. */
   function initializeOnFront1(capabilities: Record<string, unknown>) {
@@ -203,7 +203,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
     expectSubscribed(JSON.parse(done!.data), asked.category);
     // What followed the ask is replayed on front 3.
     expectSubscribed(await resumeOn(2, session, asked.ask.id!, 'sub-1'), asked.category);
-  }, 30_000);
+  }, 120_000);
 
   // MCP Streamable HTTP: "Disconnection SHOULD NOT be interpreted as the client cancelling its request", and
   // docs/mcp.md: a dropped POST stream continues on the GET. A client whose connection to the balancer breaks
@@ -215,5 +215,5 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
     await sleep(200);
     await answerOn(1, session, asked.request.id, asked.category);
     expectSubscribed(await resumeOn(2, session, asked.ask.id!, 'sub-2'), asked.category);
-  }, 30_000);
+  }, 120_000);
 });

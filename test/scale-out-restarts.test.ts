@@ -88,7 +88,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       10_000,
       'the LB to serve',
     );
-  }, 45_000);
+  }, 120_000);
 });
 
 describe.skipIf(skipReason !== undefined)('scale-out: Redis killed and restarted mid-run', () => {
@@ -99,13 +99,13 @@ describe.skipIf(skipReason !== undefined)('scale-out: Redis killed and restarted
     // A private Redis of this test's own: never the shared one.
     redis = await new RedisServer(await freePort()).start();
     c = await startCluster({ redisUrl: redis.url, fronts: 1, workers: 0, frontsWork: true });
-  }, 45_000);
+  }, 120_000);
 
   afterAll(async () => {
     await c?.stop();
     await redis?.kill();
     await stopAll();
-  }, 30_000);
+  }, 120_000);
 
   it('refuses to start with --redis and no MCPLITE_SECRET (exit 2)', async () => {
     const { spawnProcess } = await import('./support/scale-cluster.js');
@@ -119,7 +119,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: Redis killed and restarted
     );
     expect(await p.exited).toBe(2);
     expect(p.stderr()).toMatch(/MCPLITE_SECRET/);
-  }, 15_000);
+  }, 120_000);
 
   it('fails fast and clearly while Redis is down, serves what needs no state, and recovers by itself', async () => {
     const f = c.fronts[0]!;

@@ -65,5 +65,5 @@ describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 20_000);
+  }, 120_000);
 });

@@ -86,7 +86,7 @@ describe.skipIf(!url)('partials of work a worker runs reach the streaming client
     // It ran once, taken from the queue by the worker server: the front's queue works no jobs (work: false).
     expect(ranOn).toHaveLength(1);
     expect(await front.queueStats()).toMatchObject({ running: 0 });
-  }, 20_000);
+  }, 120_000);
 });
 
 describe('partials of in-process queued work reach a waiting streaming redeem', () => {

@@ -86,5 +86,5 @@ describe('zod versions', () => {
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain('This is a zod 3 schema');
     expect(cli.stderr()).not.toContain('must be array');
-  }, 45_000);
+  }, 120_000);
 });

@@ -4,6 +4,7 @@
  */
 import type { ToolDefinition } from '../../src/index.js';
 import { analyzeDataset } from './analyze-dataset.js';
+import { collectionIndex, documentById, summarizeDocument } from './catalog.js';
 import { echo } from './echo.js';
 import { exportDocuments } from './export-documents.js';
 import { generateReport } from './generate-report.js';
@@ -26,5 +27,15 @@ export const tools: ToolDefinition[] = [
   echo,
 ];
 
-/** Options for `createServer` (the CLI merges these with its flags). */
-export const serverOptions = { name: 'mcplite-demo', version: DEMO_VERSION, webtools: [documentsWebtool] };
+/**
+ * Options for `createServer` (the CLI merges these with its flags): a Webtool, and a resource, a resource template
+ * and a prompt (examples/demo/catalog.ts) for clients and the inspector to list, read and render.
+ */
+export const serverOptions = {
+  name: 'mcplite-demo',
+  version: DEMO_VERSION,
+  webtools: [documentsWebtool],
+  resources: [collectionIndex],
+  resourceTemplates: [documentById],
+  prompts: [summarizeDocument],
+};

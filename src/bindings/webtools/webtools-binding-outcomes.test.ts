@@ -44,7 +44,7 @@ describe('the outcome extension, end to end', () => {
     const unknown = await fetch(`${url}promises/prom_${'Q'.repeat(32)}`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as Envelope).error!.code).toBe('PROMISE_NOT_FOUND');
-  }, 30_000);
+  }, 120_000);
 
   it('elicitation: input_required with a signed state, answered by a POST with it', async () => {
     const asked = await post({ action: 'subscribe_digest', request: { category: 'security' } });

@@ -252,7 +252,7 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     } finally {
       doomed.child.kill('SIGKILL');
     }
-  }, 40_000);
+  }, 120_000);
 
   it('settles the promise as worker_lost when its job stalled more often than maxStalledCount', async () => {
     const name = `q-${randomUUID()}`;
@@ -284,7 +284,7 @@ describe.skipIf(!REDIS_URL)('BullMqWorkQueue (real Redis at REDIS_URL)', () => {
     } finally {
       doomed.child.kill('SIGKILL');
     }
-  }, 40_000);
+  }, 120_000);
 
   it('hands a running job back to the queue when its worker closes, and another worker finishes it', async () => {
     const name = `q-${randomUUID()}`;
