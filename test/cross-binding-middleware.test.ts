@@ -132,6 +132,8 @@ describe.each(WIRES)('$name', (wire: Wire) => {
         { method: 'tools/call', name: 'echo', arguments: { message: 'hi' }, binding: wire.binding },
         { method: 'tools/call', name: 'whoami', arguments: {}, binding: wire.binding },
         { method: 'tools/call', name: 'wipe', arguments: {}, binding: wire.binding },
+        // The hidden tool's call reaches middleware refused, without its arguments (docs/middleware.md).
+        { method: 'tools/call', name: 'secret', arguments: undefined, binding: wire.binding },
       ]);
       for (const s of seen) {
         if (wire.hasHeaders) {

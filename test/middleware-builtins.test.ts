@@ -201,7 +201,13 @@ describe('logCalls()', () => {
     });
     await call(running, 'greet', { name: 'Ada', card: '4111' });
     await call(running, 'nope');
-    expect(redacted.lines).toHaveLength(1);
+    // The call to an unknown tool is one line too: the refused attempt, with its code.
+    expect(redacted.lines).toHaveLength(2);
+    expect(redacted.lines[1]).toMatchObject({
+      msg: 'operation failed',
+      name: 'nope',
+      error: 'tool_not_found',
+    });
     expect(redacted.lines[0]).toMatchObject({
       msg: 'operation',
       method: 'tools/call',

@@ -27,29 +27,10 @@ afterAll(async () => {
 });
 
 /** Calls `name` through `binding` with `token`; the reply and the promise token it carried. */
-async function call(
-  binding: BindingAdapter,
-  token: string,
-  name: string,
-  args: Record<string, unknown> = {},
-) {
-  const session = binding.open({ running: f.running, server: undefined as never, token });
-  try {
-    return await session.call(name, args);
-  } catch (err) {
-    // The SDK's Streamable HTTP transport throws an HTTP 403 (a missing scope) rather than returning it.
-    return {
-      reply: { kind: 'error', class: 'other', detail: { thrown: String(err) } } as Reply,
-      token: undefined,
-    };
-  } finally {
-    session.close();
-  }
-}
 
 /** A promise of `tool` made by `token` through `binding`. */
 async function promised(binding: BindingAdapter, token: string, tool: string): Promise<string> {
-  const made = await call(binding, token, tool);
+  const made = await f.call(binding, token, tool);
   expect(made.reply).toMatchObject({ kind: 'result', response_type: 'promise' });
   return made.token!;
 }
@@ -84,7 +65,7 @@ describe.each(MAKERS)('a promise made over $name by principal A', (maker) => {
     }
     for (const binding of BINDINGS) {
       for (const tool of ['redeem', 'cancel']) {
-        const { reply } = await call(binding, f.tokens.b, tool, { promise: taskId });
+        const { reply } = await f.call(binding, f.tokens.b, tool, { promise: taskId });
         expect([binding.name, tool, errorOf(reply)]).toEqual([binding.name, tool, 'promise_not_found']);
       }
     }
@@ -102,7 +83,7 @@ describe('a promise of a scoped tool', () => {
   it("is refused to the owner's token without the scope (redeem on every binding, tasks/get), given to one with it", async () => {
     const taskId = await promised(httpAdapter, f.tokens.a, 'export_documents');
     for (const binding of BINDINGS) {
-      const { reply } = await call(binding, f.tokens.aRead, 'redeem', { promise: taskId });
+      const { reply } = await f.call(binding, f.tokens.aRead, 'redeem', { promise: taskId });
       // Refused (an error; Webtools' envelope reads as a failure), never the result.
       expect([binding.name, reply.kind === 'error' || reply.response_type === 'failure']).toEqual([
         binding.name,
@@ -128,7 +109,7 @@ describe('a promise of a hidden tool', () => {
   it('is unknown to a token that may not see the tool, on every binding and through tasks', async () => {
     const taskId = await promised(httpAdapter, f.tokens.a, 'secret_job');
     for (const binding of BINDINGS) {
-      const { reply } = await call(binding, f.tokens.aRead, 'redeem', { promise: taskId });
+      const { reply } = await f.call(binding, f.tokens.aRead, 'redeem', { promise: taskId });
       expect([binding.name, errorOf(reply)]).toEqual([binding.name, 'promise_not_found']);
     }
     for (const method of ['tasks/get', 'tasks/cancel']) {

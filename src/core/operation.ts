@@ -1,19 +1,26 @@
 import type { Principal } from './auth.js';
+import type { McpLiteError } from './errors.js';
 import type { MaybePromise } from './maybe-promise.js';
 
 /**
  * The MCP method names of the operations every binding hands to core, whatever its wire calls them (MCP-lite
  * `listtools`, gRPC `GetTools` and the Webtools metadata are all `tools/list`; `redeem` and `cancel` are
- * `tools/call`s of the system tools).
+ * `tools/call`s of the system tools, and so are MCP `tasks/get` and `tasks/cancel`, with the same name and
+ * arguments `{ promise }`; MCP `tasks/update` is the `tools/call` its answers resume). The session methods of MCP
+ * (`resources/templates/list`, `resources/subscribe`, `resources/unsubscribe`, `logging/setLevel`) walk the chain under their own names.
  */
 export type OperationMethod =
   | 'tools/call'
   | 'tools/list'
   | 'resources/list'
+  | 'resources/templates/list'
   | 'resources/read'
+  | 'resources/subscribe'
+  | 'resources/unsubscribe'
   | 'prompts/list'
   | 'prompts/get'
-  | 'completion/complete';
+  | 'completion/complete'
+  | 'logging/setLevel';
 
 /** Who is calling, as every binding describes it (`op.caller`). */
 export interface OperationCaller {
@@ -37,13 +44,24 @@ export interface OperationCaller {
 export interface Operation {
   /** The MCP method name, the same on every binding. */
   readonly method: OperationMethod;
-  /** The tool (`tools/call`), the prompt (`prompts/get`) or the URI (`resources/read`); otherwise undefined. */
+  /**
+   * The tool (`tools/call`), the prompt (`prompts/get`), the URI (`resources/read`, `resources/subscribe`,
+   * `resources/unsubscribe`) or the level (`logging/setLevel`); otherwise undefined.
+   */
   readonly name: string | undefined;
   /**
-   * `tools/call`: the arguments after the input schema checked them; `prompts/get`: the prompt's arguments;
-   * `completion/complete`: the completion request's params; otherwise undefined.
+   * `tools/call`: the arguments after the input schema checked them (undefined when `error` is set);
+   * `prompts/get`: the prompt's arguments; `completion/complete`: the completion request's params; otherwise
+   * undefined.
    */
   readonly arguments: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Set on a `tools/call` that core refused before it could run: an unknown tool, one hidden from this caller, a
+   * scope the caller lacks, arguments the input schema refuses. The operation still walks the chain so that a
+   * middleware sees (and an audit log records) the denied attempt; `next()` throws this error, and it stands
+   * whatever a middleware returns (a middleware may only answer with another error).
+   */
+  readonly error?: McpLiteError | undefined;
   /** Who is calling. */
   readonly caller: OperationCaller;
   /**

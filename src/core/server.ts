@@ -16,7 +16,7 @@ import { type MaybePromise, mapMaybe } from './maybe-promise.js';
 import { authenticateHeaders } from './middleware/authentication.js';
 import { assertToolScopes } from './oauth/tool-scopes.js';
 import { observeToolCalls } from './observer.js';
-import type { Middleware, OperationCaller, OperationMethod } from './operation.js';
+import type { Middleware, OperationMethod } from './operation.js';
 import { type CallerSource, PlainOperation } from './operation-caller.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
 import { Pipeline, type Terminal } from './pipeline.js';
@@ -40,7 +40,7 @@ import { tracingStage } from './telemetry/index.js';
 import { unrefTimer } from './timers.js';
 import type { ElicitationAnswers } from './tool.js';
 import { ToolCallOperation } from './tool-call-operation.js';
-import { asToolError } from './tool-errors.js';
+import { ToolResolution } from './tool-resolution.js';
 import { WebtoolCatalog } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -90,6 +90,7 @@ export class ToolServer {
   readonly pipeline: Pipeline;
   /** No built-in stage runs before user middleware: a tool call is resolved before the chain, not in a stage. */
   private readonly resolveFirst: boolean;
+  private readonly resolution: ToolResolution;
 
   private readonly store: PromiseStore | undefined;
   private readonly limiter: RateLimiter | undefined;
@@ -186,6 +187,7 @@ export class ToolServer {
     stages.push(...user);
     // The tracing stage sees every operation (a span per listing, read, prompt) as user middleware does.
     this.pipeline = new Pipeline(stages, user.length + (traced ? 1 : 0));
+    this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
   }
 
   /** The principal of a request with these headers, or `unauthenticated`: every binding authenticates here. */
@@ -247,7 +249,7 @@ export class ToolServer {
 
   /**
    * Runs an operation other than a tool call or a listing (`resources/*`, `prompts/*`, `completion/complete`,
-   * `logging/setLevel`, `subscriptions/listen`, and MCP tasks as the `redeem` and `cancel` calls they are) through
+   * `logging/setLevel`, and MCP tasks as the `redeem` and `cancel` calls they are) through
    * the chain; `run` does the operation itself. Without a stage that would see it, `run` is called at once.
    */
   operate<T>(
@@ -287,10 +289,11 @@ export class ToolServer {
       if (!tool) throw unknownTool(request.name, this.catalog.names());
       // Before the arguments: a caller who may not call the tool learns nothing from its validation.
       assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
-      return this.proceed(tool, this.checkArguments(tool, request.arguments), request, startedAt, undefined);
+      const args = this.resolution.checkArguments(tool, request.arguments);
+      return this.proceed(tool, args, request, startedAt, undefined);
     }
     const op = new ToolCallOperation(request, performance.now());
-    if (this.resolveFirst) this.resolve(op);
+    if (this.resolveFirst) this.resolution.screen(op);
     const outcome = this.pipeline.run(op, this.finishCall);
     // Mapped in this turn when the chain answered synchronously: no closure, no promise turn.
     return outcome instanceof Promise
@@ -300,14 +303,14 @@ export class ToolServer {
 
   /** The chain's stage before user middleware: finds the tool (as this caller may see it) and checks the arguments. */
   private readonly resolveStage: Middleware = (op, next) => {
-    if (op instanceof ToolCallOperation) this.resolve(op);
+    if (op instanceof ToolCallOperation) this.resolution.screen(op);
     return next();
   };
 
   /** The chain's end for a tool call: runs it, keeping core's result for `resultOf`. */
   private readonly finishCall: Terminal = (op) => {
     const call = op as ToolCallOperation;
-    this.resolve(call);
+    this.resolution.resolve(call);
     const result = this.proceed(
       call.tool!,
       call.arguments as Record<string, unknown>,
@@ -319,30 +322,6 @@ export class ToolServer {
     return ToolServer.kept(call, result);
   };
 
-  private resolve(op: ToolCallOperation): void {
-    if (op.tool) return;
-    const request = op.request;
-    const tool = request.action ?? this.catalog.get(request.name);
-    if (!tool || !this.mayCall(tool, op.caller)) throw unknownTool(request.name, this.namesFor(op.caller));
-    // Before the arguments: a caller who may not call the tool learns nothing from its validation.
-    assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
-    op.arguments = this.checkArguments(tool, request.arguments);
-    op.tool = tool;
-  }
-
-  private mayCall(tool: CompiledTool, caller: OperationCaller): boolean {
-    return !this.pipeline.hidesTools || this.pipeline.visible(tool.wire, caller);
-  }
-
-  /** The tool names this caller may see, for the suggestion of an unknown tool (hidden ones are never named). */
-  private namesFor(caller: OperationCaller): string[] {
-    if (!this.pipeline.hidesTools) return this.catalog.names();
-    return this.catalog
-      .listing()
-      .tools.filter((t) => this.pipeline.visible(t, caller))
-      .map((t) => t.name);
-  }
-
   /** Keeps core's result on the operation (for `resultOf`) and hands the chain its outcome. */
   private static kept(op: ToolCallOperation, result: CallResult): Outcome {
     op.result = result;
@@ -351,6 +330,8 @@ export class ToolServer {
 
   /** The call's result for the outcome the chain handed back: core's own when unchanged, else a new one. */
   private resultOf(op: ToolCallOperation, outcome: unknown): CallResult {
+    // A refusal stands whatever a middleware made of it: a hidden tool stays unknown.
+    if (op.error) throw op.error;
     if (op.result && op.result.outcome === outcome) return op.result;
     if (typeof outcome !== 'object' || outcome === null || typeof (outcome as Outcome).type !== 'string') {
       throw new McpLiteError('internal', 'A middleware returned no outcome for a tools/call');
@@ -556,23 +537,6 @@ export class ToolServer {
       meta.estimated_completion = Date.parse(outcome.estimatedCompletion);
     }
     return { outcome, meta };
-  }
-
-  /** The arguments, checked against the input schema; what fails is the tool's error (`asToolError`), not the request's. */
-  private checkArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
-    const args = raw === undefined || raw === null ? {} : raw;
-    if (typeof args !== 'object' || Array.isArray(args)) {
-      throw asToolError(
-        new McpLiteError('invalid_params', 'Invalid arguments: must be an object', {
-          errors: [{ field: 'arguments', message: 'must be an object', expected: 'object' }],
-        }),
-      );
-    }
-    try {
-      return tool.validateInput(args) as Record<string, unknown>;
-    } catch (err) {
-      throw err instanceof McpLiteError ? asToolError(err) : err;
-    }
   }
 
   private begin(): void {

@@ -1,6 +1,7 @@
 import type { CallRequest } from './call-request.js';
 import type { CompiledTool } from './catalog.js';
 import type { CallContext } from './context.js';
+import type { McpLiteError } from './errors.js';
 import type { Operation, OperationCaller } from './operation.js';
 import { RequestCaller } from './operation-caller.js';
 import type { CallResult } from './outcomes.js';
@@ -16,6 +17,8 @@ export class ToolCallOperation implements Operation {
   arguments: Readonly<Record<string, unknown>> | undefined;
   /** The tool, once core found it. */
   tool: CompiledTool | undefined;
+  /** Why core refused the call before it could run (`ToolResolution.screen`); the chain still walks. */
+  error: McpLiteError | undefined;
   /** Core's result of the call, when it ran. */
   result: CallResult | undefined;
   /** The handler's context, once it runs: `timeout` aborts it. */

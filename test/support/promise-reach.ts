@@ -15,6 +15,7 @@ import {
   visibleTools,
 } from '../../src/index.js';
 import { type RunningServer, serve } from '../../src/node.js';
+import type { BindingAdapter, Called, Reply } from './cross-binding-shape.js';
 import { freePort } from './free-port.js';
 import { type OidcIssuer, OPAQUE_CLIENT, RESOURCE_SERVER_CLIENT, startOidcIssuer } from './oidc-issuer.js';
 
@@ -35,6 +36,11 @@ export interface ReachFixture {
   blocked: Set<string>;
   /** Principal A with every scope, A with `tools:read` only (so it lacks the scope and the hidden tool), B. */
   tokens: { a: string; aRead: string; b: string };
+  /**
+   * Calls `name` through `binding`'s real client with `token`: the reply and the promise token it carried. What the
+   * client throws (the SDK's Streamable HTTP transport throws an HTTP 403) is an error reply.
+   */
+  call(binding: BindingAdapter, token: string, name: string, args?: Record<string, unknown>): Promise<Called>;
   /** A stateless MCP request (raw HTTP) declaring the tasks extension, with `token`. */
   mcp(method: string, params: Record<string, unknown>, token: string): Promise<McpReply>;
   close(): Promise<void>;
@@ -133,6 +139,16 @@ export async function startReachFixture(): Promise<ReachFixture & { issuer: Oidc
     audit: seen,
     blocked,
     tokens: { a, aRead, b },
+    async call(binding, token, name, args = {}) {
+      const session = binding.open({ running, server, token });
+      try {
+        return await session.call(name, args);
+      } catch (err) {
+        return { reply: { kind: 'error', class: 'other', detail: { thrown: String(err) } } as Reply };
+      } finally {
+        session.close();
+      }
+    },
     async mcp(method, params, token) {
       const res = await fetch(resource, {
         method: 'POST',

@@ -189,7 +189,13 @@ export class McpEngine {
           params.cursor,
         );
       case 'resources/templates/list':
-        return this.page('resourceTemplates', server.resources.templates(), params.cursor);
+        return this.page(
+          'resourceTemplates',
+          await server.operate('resources/templates/list', undefined, undefined, x, () =>
+            server.resources.templates(),
+          ),
+          params.cursor,
+        );
       case 'resources/read': {
         const uri = typeof params.uri === 'string' ? params.uri : undefined;
         return {
@@ -204,8 +210,10 @@ export class McpEngine {
       case 'resources/unsubscribe': {
         if (typeof params.uri !== 'string')
           throw new McpLiteError('invalid_params', 'Invalid params: "uri" must be a string');
-        if (m.method === 'resources/subscribe') await x.session?.subscribe(params.uri);
-        else await x.session?.unsubscribe(params.uri);
+        const uri = params.uri;
+        await server.operate(m.method, uri, undefined, x, () =>
+          m.method === 'resources/subscribe' ? x.session?.subscribe(uri) : x.session?.unsubscribe(uri),
+        );
         return {};
       }
       case 'prompts/list': {
@@ -230,7 +238,7 @@ export class McpEngine {
             `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`,
           );
         }
-        await x.session?.setLogLevel(level);
+        await server.operate('logging/setLevel', level, undefined, x, () => x.session?.setLogLevel(level));
         return {};
       }
       case 'shutdown':
