@@ -22,8 +22,9 @@ import { clusterWorkerMetrics } from './metrics-cluster.js';
  *   `recordStoreError`).
  * - prom-client's default process metrics (CPU, memory, event loop lag, GC, handles).
  *
- * Unknown tool names count as tool `_unknown`, and tools past `maxTools` distinct names as `_other`, so that no
- * caller can grow the series without bound.
+ * Tool names the server does not have count as tool `_unknown` (whatever the outcome: a rate-limited call to a
+ * made-up name too), and tools past `maxTools` distinct names as `_other`, so that no caller can grow the series
+ * without bound.
  */
 
 /** Promise counts at scrape time. */
@@ -184,15 +185,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   }
 
   const tools = new Set<string>();
-  const toolLabel = (tool: string, outcome: string): string => {
-    if (outcome === 'error:tool_not_found') return '_unknown';
+  const toolLabel = (tool: string, known: boolean, outcome: string): string => {
+    // A name the server lacks (or hides from this caller) is the caller's choice, whatever the call's outcome.
+    if (!known || outcome === 'error:tool_not_found') return '_unknown';
     if (tools.has(tool)) return tool;
     if (tools.size >= maxTools) return '_other';
     tools.add(tool);
     return tool;
   };
   const observer: CallObserver = (record) => {
-    const tool = toolLabel(record.tool, record.outcome);
+    const tool = toolLabel(record.tool, record.known, record.outcome);
     calls.inc({ tool, binding: record.binding, outcome: record.outcome });
     durations.observe({ tool, binding: record.binding }, record.seconds);
   };

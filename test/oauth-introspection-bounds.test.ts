@@ -47,8 +47,10 @@ beforeAll(async () => {
         endpoint: hostile.introspectionEndpoint,
         clientId: 'rs',
         clientSecret: 'rs-secret',
-        // Long enough that no answer goes stale during a test on a loaded machine: counts, not clocks.
+        // Long enough that no answer goes stale and no held request times out on a loaded machine: counts, not
+        // clocks.
         negativeCacheTtlMs: 600_000,
+        timeoutMs: 600_000,
       },
     }),
   });

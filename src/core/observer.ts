@@ -1,12 +1,18 @@
 import { toMcpLiteError } from './errors.js';
 import type { MaybePromise } from './maybe-promise.js';
 import type { Middleware } from './operation.js';
+import type { TargetOf } from './operation-target.js';
 import type { Outcome } from './outcomes.js';
 
 /** How one tool call ended, for metrics (`ToolServerOptions.onCallEnd`). */
 export interface CallRecord {
   /** The tool's name as called (an unknown name too). */
   tool: string;
+  /**
+   * Whether the server has a tool of that name. A name it does not have is the caller's choice: label it with a
+   * placeholder, never as itself, or each random name becomes a series of its own.
+   */
+  known: boolean;
   /** The binding the call came through (`http`, `grpc`, `mcp`, `webtools`, ...), or `unknown`. */
   binding: string;
   /** The outcome type (`answer`, `failure`, `promise`, ...), or `error:<code>` for a protocol error. */
@@ -23,7 +29,7 @@ export type CallObserver = (record: CallRecord) => void;
  * rate-limited call too) and tells `observer` how it ended. Installed only when `onCallEnd` is set, so that
  * servers without an observer pay nothing on the call path.
  */
-export function observeToolCalls(observer: CallObserver): Middleware {
+export function observeToolCalls(observer: CallObserver, targetOf: TargetOf): Middleware {
   return (op, next) => {
     if (op.method !== 'tools/call') return next();
     const started = performance.now();
@@ -31,6 +37,7 @@ export function observeToolCalls(observer: CallObserver): Middleware {
       try {
         observer({
           tool: op.name ?? '',
+          known: targetOf(op) !== undefined,
           binding: op.caller.binding,
           outcome,
           seconds: (performance.now() - started) / 1000,

@@ -141,6 +141,15 @@ export class ResourceCatalog {
     return this.cachedTemplates;
   }
 
+  /**
+   * What `uri` goes by where names must come from the server (span names): itself for a fixed resource, the
+   * template it matches, undefined for neither.
+   */
+  nameOf(uri: string): string | undefined {
+    if (this.fixed.has(uri)) return uri;
+    return this.templateList.find((t) => t.pattern.test(uri))?.wire.uriTemplate;
+  }
+
   /** Whether `uri` names a fixed resource or matches a template. */
   has(uri: string): boolean {
     return this.fixed.has(uri) || this.templateList.some((t) => t.pattern.test(uri));

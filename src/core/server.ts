@@ -18,6 +18,7 @@ import { assertToolScopes } from './oauth/tool-scopes.js';
 import { observeToolCalls } from './observer.js';
 import type { Middleware, OperationMethod } from './operation.js';
 import { type CallerSource, PlainOperation } from './operation-caller.js';
+import { targetOf } from './operation-target.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
 import { Pipeline, type Terminal } from './pipeline.js';
 import { toolAccess } from './promise-access.js';
@@ -175,9 +176,10 @@ export class ToolServer {
     // Every binding's operations walk this chain: one allowance per caller and one metric on every wire.
     const stages: Middleware[] = [];
     // Tracing first, so that its span covers every later stage (issue 27); installed only with an SDK registered.
-    const traced = tracingStage(options.telemetry);
+    const targets = targetOf({ tools: this.catalog, prompts: this.prompts, resources: this.resources });
+    const traced = tracingStage(options.telemetry, targets);
     if (traced) stages.push(traced);
-    if (options.onCallEnd) stages.push(observeToolCalls(options.onCallEnd));
+    if (options.onCallEnd) stages.push(observeToolCalls(options.onCallEnd, targets));
     if (this.limiter) stages.push(this.limiter.middleware());
     const user = options.middleware ?? [];
     // User middleware sees a tool call's checked arguments: core finds the tool and checks them first, after the

@@ -1,5 +1,5 @@
 import { McpLiteError } from '../errors.js';
-import { boundedJson, OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
+import { boundedJson } from './issuer-discovery.js';
 import { TokenRejected } from './jwt-verifier.js';
 
 /**
@@ -28,6 +28,8 @@ export interface IntrospectionOptions {
   maxCacheEntries: number;
   /** Most introspection requests in flight at once. */
   maxInFlight: number;
+  /** Longest one introspection request may take, its answer's body included. */
+  timeoutMs: number;
   clockSkewSeconds: number;
 }
 
@@ -100,7 +102,7 @@ export class Introspector {
         accept: 'application/json',
       },
       body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
-      signal: AbortSignal.timeout(OAUTH_FETCH_TIMEOUT_MS),
+      signal: AbortSignal.timeout(this.options.timeoutMs),
       redirect: 'error',
     });
     if (!response.ok) {

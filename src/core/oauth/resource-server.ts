@@ -1,6 +1,7 @@
 import type { JWTPayload } from 'jose';
 import type { Authenticate, Credentials, Principal } from '../auth.js';
 import { Introspector } from './introspection.js';
+import { OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
 import { DEFAULT_ALGORITHMS, JwtVerifier, looksLikeJwt, TokenRejected } from './jwt-verifier.js';
 import { type ProtectedResource, protectedResourceMetadataUrl } from './protected-resource.js';
 
@@ -27,6 +28,8 @@ export interface IntrospectionSettings {
    * token would need one more is answered `unavailable` (HTTP 503, gRPC UNAVAILABLE) at once. Default 32.
    */
   maxInFlight?: number;
+  /** Longest one introspection request may take, its answer's body included, in ms. Default 5 000. */
+  timeoutMs?: number;
 }
 
 /** Options of `oauthResourceServer`. */
@@ -108,6 +111,7 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
         negativeCacheTtlMs: introspection.negativeCacheTtlMs ?? 5_000,
         maxCacheEntries: introspection.maxCacheEntries ?? 10_000,
         maxInFlight: introspection.maxInFlight ?? 32,
+        timeoutMs: introspection.timeoutMs ?? OAUTH_FETCH_TIMEOUT_MS,
         clockSkewSeconds,
       })
     : undefined;

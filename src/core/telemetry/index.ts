@@ -1,4 +1,5 @@
 import type { Middleware } from '../operation.js';
+import type { TargetOf } from '../operation-target.js';
 import { metricsActive } from './durations.js';
 import { activeTracing, otelNow } from './otel-api.js';
 import { tracing } from './server-tracing.js';
@@ -11,9 +12,12 @@ export type { TelemetryOptions } from './telemetry-options.js';
  * `@opentelemetry/api`, or (unless `enabled: true`) no SDK registered yet, so that a server without one builds no
  * operation for it and pays nothing.
  */
-export function tracingStage(options: TelemetryOptions | undefined): Middleware | undefined {
+export function tracingStage(
+  options: TelemetryOptions | undefined,
+  targetOf: TargetOf,
+): Middleware | undefined {
   if (options?.enabled === false) return undefined;
   if (otelNow() === undefined) return undefined;
   if (options?.enabled !== true && activeTracing() === undefined && !metricsActive()) return undefined;
-  return tracing(options);
+  return tracing(options ?? {}, targetOf);
 }

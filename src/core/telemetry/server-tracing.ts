@@ -4,8 +4,10 @@ import { toMcpLiteError } from '../errors.js';
 import { isThenable } from '../handler-value.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { Middleware, Next, Operation } from '../operation.js';
+import type { TargetOf } from '../operation-target.js';
 import { sha256 } from '../sha256.js';
 import { ToolCallOperation } from '../tool-call-operation.js';
+import { boundedAttribute } from './bounded-attribute.js';
 import { parentContext } from './carrier.js';
 import { ATTR, EXECUTE_TOOL, TOOL_ERROR } from './conventions.js';
 import { metricsActive, recordServerDuration } from './durations.js';
@@ -48,7 +50,7 @@ function sessionDigest(id: string): string {
 
 function json(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? 'null';
+    return boundedAttribute(JSON.stringify(value) ?? 'null');
   } catch {
     return '[unserialisable]';
   }
@@ -80,19 +82,20 @@ interface Shape {
 
 /**
  * The shapes seen so far, by target (or method, for an operation without one): a lookup by a string the request
- * already holds, then a scan of the few shapes sharing it. Bounded: a target is a tool or prompt name or a
- * resource URI the client chose, so past this many shapes an operation's shape is made for it alone and not kept.
+ * already holds, then a scan of the few shapes sharing it. A target is one the server has (`TargetOf`), never a
+ * name the caller made up; bounded all the same (a server may have many resources), so past this many shapes an
+ * operation's shape is made for it alone and not kept.
  */
 const shapes = new Map<string, Shape[]>();
 let shapeCount = 0;
 const MAX_SHAPES = 512;
 
-function shapeOf(op: Operation, wire: CallWire | undefined): Shape {
+function shapeOf(op: Operation, target: string | undefined, wire: CallWire | undefined): Shape {
   const binding = op.caller.binding;
   // MCP's one-connection framings share the binding name `mcp` with Streamable HTTP: their wire names them.
   const via = wire?.transport ?? binding;
   const protocolVersion = wire?.protocolVersion;
-  const key = op.name ?? op.method;
+  const key = target ?? op.method;
   const known = shapes.get(key);
   if (known !== undefined) {
     for (const shape of known) {
@@ -105,7 +108,7 @@ function shapeOf(op: Operation, wire: CallWire | undefined): Shape {
         return shape;
     }
   }
-  const shape = makeShape(op, via, protocolVersion);
+  const shape = makeShape(op, target, via, protocolVersion);
   if (shapeCount < MAX_SHAPES) {
     shapeCount++;
     if (known === undefined) shapes.set(key, [shape]);
@@ -114,7 +117,12 @@ function shapeOf(op: Operation, wire: CallWire | undefined): Shape {
   return shape;
 }
 
-function makeShape(op: Operation, via: string, protocolVersion: string | undefined): Shape {
+function makeShape(
+  op: Operation,
+  target: string | undefined,
+  via: string,
+  protocolVersion: string | undefined,
+): Shape {
   // The metric's set: the convention's (method, tool, operation, revision, transport) and the binding.
   const metric: Attributes = {
     [ATTR.methodName]: op.method,
@@ -123,7 +131,7 @@ function makeShape(op: Operation, via: string, protocolVersion: string | undefin
   };
   if (op.method === 'tools/call') {
     metric[ATTR.operationName] = EXECUTE_TOOL;
-    if (op.name !== undefined) metric[ATTR.toolName] = op.name;
+    if (target !== undefined) metric[ATTR.toolName] = target;
   }
   if (protocolVersion) metric[ATTR.protocolVersion] = protocolVersion;
   const span: Attributes = { ...metric, [ATTR.transport]: framing(via) };
@@ -134,7 +142,7 @@ function makeShape(op: Operation, via: string, protocolVersion: string | undefin
     via,
     method: op.method,
     protocolVersion,
-    name: op.name === undefined ? op.method : `${op.method} ${op.name}`,
+    name: target === undefined ? op.method : `${op.method} ${target}`,
     span,
     metric,
     failedMetric: new Map(),
@@ -161,25 +169,26 @@ function outcomeOf(op: Operation, value: unknown): { outcome: string; errorType?
 }
 
 /**
- * The tracing middleware: a SERVER span per operation named `{mcp.method.name} {target}` with the MCP
- * conventions' attributes, its parent from `_meta.traceparent` (else the `traceparent` header or gRPC metadata
+ * The tracing middleware: a SERVER span per operation named `{mcp.method.name} {target}` (the method alone for a
+ * target the server does not have: `targetOf`) with the MCP conventions' attributes, each string from the request
+ * bounded (`boundedAttribute`), its parent from `_meta.traceparent` (else the `traceparent` header or gRPC metadata
  * entry), the rest of the chain and the handler run in the span's context (so the handler's own spans, its
  * outgoing calls and its promised work join the trace), and `mcp.server.operation.duration`. A built-in stage,
  * installed first so that the span covers every later stage. With no SDK registered it only calls `next`.
  */
-export function tracing(options: TelemetryOptions = {}): Middleware {
+export function tracing(options: TelemetryOptions, targetOf: TargetOf): Middleware {
   return (op, next) => {
     const tracer = activeTracer();
-    if (tracer !== undefined) return traced(otelApi() as Otel, tracer, op, next, options);
+    if (tracer !== undefined) return traced(otelApi() as Otel, tracer, op, next, options, targetOf(op));
     // A meter provider without a tracer provider: the operation is still timed.
-    return otelApi() !== undefined && metricsActive() ? timed(op, next) : next();
+    return otelApi() !== undefined && metricsActive() ? timed(op, next, targetOf) : next();
   };
 }
 
-function timed(op: Operation, next: Next): MaybePromise<unknown> {
+function timed(op: Operation, next: Next, targetOf: TargetOf): MaybePromise<unknown> {
   const started = performance.now();
   const done = (errorType: string | undefined) => {
-    const shape = shapeOf(op, wireOf(op).wire);
+    const shape = shapeOf(op, targetOf(op), wireOf(op).wire);
     recordServerDuration((performance.now() - started) / 1000, metricAttributes(shape, errorType));
   };
   return settle(
@@ -195,17 +204,18 @@ function traced(
   op: Operation,
   next: Next,
   options: TelemetryOptions,
+  target: string | undefined,
 ): MaybePromise<unknown> {
   const started = performance.now();
   const { wire, requestId } = wireOf(op);
   const parent = parentContext(api, op.meta, op.caller.headers);
-  const shape = shapeOf(op, wire);
+  const shape = shapeOf(op, target, wire);
   // Object.assign, not a spread: V8 (Node 20) makes a spread copy that gains keys afterwards ten times slower.
   const attributes: Attributes = Object.assign({}, shape.span);
-  if (requestId !== undefined) attributes[ATTR.requestId] = String(requestId);
+  if (requestId !== undefined) attributes[ATTR.requestId] = boundedAttribute(String(requestId));
   if (wire?.sessionId) attributes[ATTR.sessionId] = sessionDigest(wire.sessionId);
   const address = op.caller.address;
-  if (address) attributes[ATTR.clientAddress] = address;
+  if (address) attributes[ATTR.clientAddress] = boundedAttribute(address);
   if (options.recordArguments && op.arguments !== undefined)
     attributes[ATTR.toolArguments] = json(op.arguments);
   const span = tracer.startSpan(shape.name, { kind: api.SpanKind.SERVER, attributes }, parent);
@@ -241,7 +251,7 @@ function traced(
 function failSpan(api: Otel, span: Span, code: string, message: string): void {
   span.setAttribute(ATTR.errorType, code);
   span.setAttribute(ATTR.outcome, `error:${code}`);
-  span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: boundedAttribute(message) });
 }
 
 /** Runs `next`, telling `onValue`/`onError` how it ended: synchronously when it answered synchronously. */
