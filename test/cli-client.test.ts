@@ -111,12 +111,25 @@ describe('mcplite client commands through a pipe', { timeout: SLOW }, () => {
     expect(cancelled.stdout).toBe('cancelled (status: cancelled)\n');
   });
 
-  it('call: an elicitation on a pipe is an error (exit 4)', async () => {
+  it('call: an elicitation on a pipe is an error (exit 4) that says how to answer it', async () => {
     const r = await cli('call', lite, 'subscribe');
     expect(r.code).toBe(4);
     expect(r.stderr).toBe(
-      'mcplite: the tool needs input ("Which email should we use?"); run it on a terminal to answer\n',
+      'mcplite: the tool needs input ("Which email should we use?"): run it on a terminal to answer, or answer ' +
+        `on the command line with --answer '{"email":"…"}' (or --decline)\n`,
     );
+  });
+
+  it('call: --answer answers the question on a pipe, --decline declines it', async () => {
+    const answered = await cli('call', lite, 'subscribe', 'topic=pipes', '--answer', '{"email":"a@b.c"}');
+    expect(answered.code).toBe(0);
+    expect(JSON.parse(answered.stdout)).toEqual({ subscribed: 'a@b.c', topic: 'pipes' });
+    const declined = await cli('call', lite, 'subscribe', '--decline');
+    expect(declined.code).not.toBe(4);
+    expect(declined.stderr).not.toContain('needs input');
+    const bad = await cli('call', lite, 'subscribe', '--answer', '[1]');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--answer must be a JSON object');
   });
 
   it('call: --timeout gives up with one line', async () => {
