@@ -299,8 +299,10 @@ async function callAndPrint(
   const started = Date.now();
   let progress: PromiseProgress | undefined;
   let ticker: NodeJS.Timeout | undefined;
+  // The handler's latest progress message, kept on the live line while a promise is waited on.
+  let note = '';
   const draw = () => {
-    if (progress) process.stderr.write(`\r\x1b[2K${progressLine(progress, Date.now(), started)}`);
+    if (progress) process.stderr.write(`\r\x1b[2K${progressLine(progress, Date.now(), started)}${note}`);
   };
   const clear = () => {
     if (ticker) clearInterval(ticker);
@@ -310,12 +312,19 @@ async function callAndPrint(
   const opts = {
     signal,
     ...(o.redeem === false ? { redeem: false } : {}),
+    // Partials and progress go to stderr, as they come: stdout carries the answer alone, for a pipe to read.
     onPartial: (value: unknown) => {
-      if (o.json) partials.push(value);
-      else {
-        if (fancy && progress) process.stderr.write('\r\x1b[2K');
-        process.stdout.write(`${formatValue(partialText(value))}\n`);
+      if (o.json) {
+        partials.push(value);
+        return;
       }
+      const text = formatValue(partialText(value));
+      if (fancy && progress) {
+        note = `  ${printable(text.split('\n')[0] ?? '', false).slice(0, 80)}`;
+        process.stderr.write('\r\x1b[2K');
+      }
+      process.stderr.write(`${text}\n`);
+      if (fancy && progress) draw();
     },
     onPromise: (p: PromiseProgress) => {
       progress = p;
