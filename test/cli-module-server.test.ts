@@ -16,7 +16,10 @@ import { children, logLine, ROOT, run, start } from './support/cli-process.js';
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-module-server-'));
 // ESM, as the CLI's own copy of mcplite is: a CommonJS module would load a second copy of it, whose errors the
 // CLI's copy does not know.
-writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+writeFileSync(
+  join(dir, 'package.json'),
+  JSON.stringify({ name: 'from-package', version: '1.0.0', type: 'module' }),
+);
 const INDEX = pathToFileURL(join(ROOT, 'src/index.ts')).href;
 const TOOLS = `
 export const tools = [
@@ -60,6 +63,8 @@ describe('mcplite serve and what the module exports', { timeout: 90_000 }, () =>
     const cli = await start([path, '--grpc-port', 'off']);
     const listening = await logLine(cli, (e) => e.msg === 'listening');
     expect(listening).toMatchObject({ auth: true, protectedBy: 'the module', middleware: true });
+    // The server's own name (createServer({ name })), not the nearest package.json's.
+    if (path === SERVER) expect(listening.server).toBe('desk');
     const mcp = cli.base.replace(/\/mcp-lite\/v1\/$/, '/mcp');
     const anonymous = await fetch(mcp, {
       method: 'POST',
