@@ -94,8 +94,10 @@ describe('mcplite client commands through a pipe', { timeout: SLOW }, () => {
   });
 
   it('call: partials stream before the answer, promises are redeemed, --no-redeem prints the token (exit 3)', async () => {
+    // Partials on stderr as they come; stdout is the answer alone.
     const s = await cli('call', lite, 'count', 'n=2');
-    expect(s.stdout).toBe('{\n  "i": 1\n}\n{\n  "i": 2\n}\n{\n  "total": 2\n}\n');
+    expect(s.stdout).toBe('{\n  "total": 2\n}\n');
+    expect(s.stderr).toBe('{\n  "i": 1\n}\n{\n  "i": 2\n}\n');
     const p = await cli('call', lite, 'slow_job', 'ms=100');
     expect(p.code).toBe(0);
     expect(JSON.parse(p.stdout)).toEqual({ done: true, ms: 100 });
@@ -111,12 +113,25 @@ describe('mcplite client commands through a pipe', { timeout: SLOW }, () => {
     expect(cancelled.stdout).toBe('cancelled (status: cancelled)\n');
   });
 
-  it('call: an elicitation on a pipe is an error (exit 4)', async () => {
+  it('call: an elicitation on a pipe is an error (exit 4) that says how to answer it', async () => {
     const r = await cli('call', lite, 'subscribe');
     expect(r.code).toBe(4);
     expect(r.stderr).toBe(
-      'mcplite: the tool needs input ("Which email should we use?"); run it on a terminal to answer\n',
+      'mcplite: the tool needs input ("Which email should we use?"): run it on a terminal to answer, or answer ' +
+        `on the command line with --answer '{"email":"…"}' (or --decline)\n`,
     );
+  });
+
+  it('call: --answer answers the question on a pipe, --decline declines it', async () => {
+    const answered = await cli('call', lite, 'subscribe', 'topic=pipes', '--answer', '{"email":"a@b.c"}');
+    expect(answered.code).toBe(0);
+    expect(JSON.parse(answered.stdout)).toEqual({ subscribed: 'a@b.c', topic: 'pipes' });
+    const declined = await cli('call', lite, 'subscribe', '--decline');
+    expect(declined.code).not.toBe(4);
+    expect(declined.stderr).not.toContain('needs input');
+    const bad = await cli('call', lite, 'subscribe', '--answer', '[1]');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--answer must be a JSON object');
   });
 
   it('call: --timeout gives up with one line', async () => {

@@ -62,6 +62,11 @@ export function registerClientCommands(program: Command): void {
     .option('--args <json>', 'arguments as a JSON object (key=value pairs are laid over it)')
     .option('--json', 'print one JSON object {"outcome": ...}')
     .option('--no-redeem', 'return a promise as it is instead of waiting for it')
+    .option(
+      '--answer <json>',
+      "answer the tool's question (an elicitation) with these values, without a terminal",
+    )
+    .option('--decline', "decline the tool's question (an elicitation), without a terminal")
     .action((target: string, tool: string, pairs: string[], o: TargetOptions & CallFlags) =>
       run(target, o, async (client, signal) => {
         const tools = await client.listTools({ signal });
@@ -80,6 +85,11 @@ export function registerClientCommands(program: Command): void {
     .argument('<token>', 'the promise token')
     .option('--json', 'print one JSON object {"outcome": ...}')
     .option('--no-redeem', 'ask once instead of waiting until it settles')
+    .option(
+      '--answer <json>',
+      "answer the tool's question (an elicitation) with these values, without a terminal",
+    )
+    .option('--decline', "decline the tool's question (an elicitation), without a terminal")
     .action((target: string, token: string, o: TargetOptions & CallFlags) =>
       run(target, o, (client, signal) => callAndPrint(o, signal, (opts) => client.redeem(token, opts))),
     );
@@ -117,6 +127,26 @@ interface CallFlags {
   args?: string;
   json?: boolean;
   redeem?: boolean;
+  /** `--answer <json>`: the values that answer the tool's first question, given ahead (scripts, pipes). */
+  answer?: string;
+  /** `--decline`: decline the tool's first question. */
+  decline?: boolean;
+}
+
+/** The answer given on the command line (`--answer`, `--decline`), checked before any call. */
+function answerGiven(o: CallFlags): Record<string, unknown> | 'decline' | undefined {
+  if (o.answer !== undefined && o.decline) throw new CliError('give --answer or --decline, not both');
+  if (o.decline) return 'decline';
+  if (o.answer === undefined) return undefined;
+  let values: unknown;
+  try {
+    values = JSON.parse(o.answer);
+  } catch (err) {
+    throw new CliError(`--answer must be a JSON object: ${(err as Error).message}`, 2, { cause: err });
+  }
+  if (typeof values !== 'object' || values === null || Array.isArray(values))
+    throw new CliError('--answer must be a JSON object, e.g. --answer \'{"confirm": true}\'', 2);
+  return values as Record<string, unknown>;
 }
 
 /** The signals that stop a client command: it aborts, closes its connection (ending a stdio child) and exits. */
@@ -269,8 +299,10 @@ async function callAndPrint(
   const started = Date.now();
   let progress: PromiseProgress | undefined;
   let ticker: NodeJS.Timeout | undefined;
+  // The handler's latest progress message, kept on the live line while a promise is waited on.
+  let note = '';
   const draw = () => {
-    if (progress) process.stderr.write(`\r\x1b[2K${progressLine(progress, Date.now(), started)}`);
+    if (progress) process.stderr.write(`\r\x1b[2K${progressLine(progress, Date.now(), started)}${note}`);
   };
   const clear = () => {
     if (ticker) clearInterval(ticker);
@@ -280,12 +312,19 @@ async function callAndPrint(
   const opts = {
     signal,
     ...(o.redeem === false ? { redeem: false } : {}),
+    // Partials and progress go to stderr, as they come: stdout carries the answer alone, for a pipe to read.
     onPartial: (value: unknown) => {
-      if (o.json) partials.push(value);
-      else {
-        if (fancy && progress) process.stderr.write('\r\x1b[2K');
-        process.stdout.write(`${formatValue(partialText(value))}\n`);
+      if (o.json) {
+        partials.push(value);
+        return;
       }
+      const text = formatValue(partialText(value));
+      if (fancy && progress) {
+        note = `  ${printable(text.split('\n')[0] ?? '', false).slice(0, 80)}`;
+        process.stderr.write('\r\x1b[2K');
+      }
+      process.stderr.write(`${text}\n`);
+      if (fancy && progress) draw();
     },
     onPromise: (p: PromiseProgress) => {
       progress = p;
@@ -293,15 +332,24 @@ async function callAndPrint(
       if (fancy) draw();
     },
   };
+  // Given ahead, it answers the first question; a question after that is asked as any other.
+  let given = answerGiven(o);
   let outcome: CallOutcome;
   try {
     outcome = await start(opts);
     while (outcome.type === 'elicitation') {
       clear();
+      if (given !== undefined) {
+        const answer = given;
+        given = undefined;
+        outcome = answer === 'decline' ? await outcome.decline(opts) : await outcome.answer(answer, opts);
+        continue;
+      }
       if (!process.stdin.isTTY || !process.stderr.isTTY) {
         if (o.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome))}\n`);
         throw new CliError(
-          `the tool needs input ("${outcome.message}"); run it on a terminal to answer`,
+          `the tool needs input ("${printable(outcome.message)}"): run it on a terminal to answer, or answer on the ` +
+            `command line with --answer '${exampleAnswer(outcome.requestedSchema)}' (or --decline)`,
           EXIT.elicitation,
         );
       }
@@ -311,6 +359,19 @@ async function callAndPrint(
     clear();
   }
   printOutcome(outcome, o.json === true, partials);
+}
+
+/** A `--answer` JSON with the requested fields, for the error that suggests it. */
+function exampleAnswer(schema: unknown): string {
+  const properties =
+    (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  const example = Object.fromEntries(
+    Object.entries(properties).map(([key, prop]) => [
+      key,
+      prop.type === 'boolean' ? true : prop.type === 'number' || prop.type === 'integer' ? 0 : '…',
+    ]),
+  );
+  return printable(JSON.stringify(example), false);
 }
 
 function printOutcome(outcome: CallOutcome, json: boolean, partials: unknown[]): void {

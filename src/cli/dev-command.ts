@@ -73,13 +73,16 @@ export async function runDev(module: string, flags: DevFlags): Promise<void> {
     if (generation > 0) forgetCommonJs(dirname(path));
     const loaded = await loadServedModule(path, generation);
     const { promiseStore: own, ...options } = loaded.serverOptions;
-    const server = createServer({
-      ...options,
-      tools: loaded.tools,
-      logger,
-      secret,
-      ...(own === false ? {} : { promiseStore: keptOpen(own ?? memoryStore) }),
-    });
+    // A server the module made is served as it is (its auth, middleware and stores are its own).
+    const server =
+      loaded.server ??
+      createServer({
+        ...options,
+        tools: loaded.tools,
+        logger,
+        secret,
+        ...(own === false ? {} : { promiseStore: keptOpen(own ?? memoryStore) }),
+      });
     if (current) await current.running.close(RELOAD_GRACE_MS);
     const running = await serve(server, {
       port,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { ToolServer } from '../core/server.js';
 import type { ToolDefinition } from '../core/tool.js';
 import type { ServerOptions } from '../create-server.js';
 import { CliError } from './errors.js';
@@ -14,13 +15,19 @@ export interface LoadedModule {
   tools: ToolDefinition[];
   /** Options merged from a `serverOptions` export and from a `{ tools, ...options }` default export. */
   serverOptions: Partial<ServerOptions>;
+  /**
+   * The server itself, when the module exports one (`export default createServer({ ... })`, or `export const
+   * server`): served as it is, with its own auth, middleware and stores (`tools` is then empty).
+   */
+  server?: ToolServer;
 }
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 const JAVASCRIPT = new Set(['.js', '.mjs', '.cjs']);
 
 const USAGE =
-  'export a "tools" array, a default export (an array of tools, or { tools, ...serverOptions }), ' +
+  'export a "tools" array, a default export (an array of tools, { tools, ...serverOptions }, or a server made ' +
+  'with createServer({ tools, ... })), ' +
   'or tool definitions (objects with a string "name" and a "handler" function)';
 
 /**
@@ -47,6 +54,9 @@ export async function loadToolModule(spec: string, generation = 0): Promise<Load
       cause: err,
     });
   }
+  // A server the module made is the server: taking only its tools would drop its auth and middleware.
+  const server = [mod.default, mod.server].find(looksLikeServer);
+  if (server) return { path, tools: [], serverOptions: {}, server };
   const { tools, serverOptions } = toolsOf(mod);
   if (tools.length === 0) throw new CliError(`No tools found in ${path}: ${USAGE}.`);
   return { path, tools, serverOptions };
@@ -77,16 +87,32 @@ export function toolsOf(mod: Record<string, unknown>): {
     ? { ...mod.serverOptions }
     : {};
   const fallback = mod.default;
-  if (Array.isArray(mod.tools)) return { tools: mod.tools, serverOptions };
-  if (Array.isArray(fallback)) return { tools: fallback, serverOptions };
+  // First: a module that also exports its `tools` by name still means the options beside them in the default.
   if (isPlainObject(fallback) && Array.isArray(fallback.tools)) {
     const { tools, ...rest } = fallback;
     serverOptions = { ...serverOptions, ...(rest as Partial<ServerOptions>) };
     return { tools: tools as ToolDefinition[], serverOptions };
   }
+  if (Array.isArray(mod.tools)) return { tools: mod.tools, serverOptions };
+  if (Array.isArray(fallback)) return { tools: fallback, serverOptions };
   // A tool exported both by name and as the default is one tool, not two.
   const tools = [...new Set(Object.values(mod).filter(looksLikeTool))];
   return { tools, serverOptions };
+}
+
+/**
+ * Whether a value is a tool server (`createServer`'s result). Told by its shape, not `instanceof`: the module may
+ * import mcplite from a copy of its own (its node_modules) rather than the CLI's.
+ */
+export function looksLikeServer(value: unknown): value is ToolServer {
+  if (!isPlainObject(value)) return false;
+  const catalog = value.catalog as { names?: unknown } | undefined;
+  return (
+    typeof value.call === 'function' &&
+    typeof value.name === 'string' &&
+    typeof catalog?.names === 'function' &&
+    typeof value.pipeline === 'object'
+  );
 }
 
 /** A tool definition has at least a string name and a handler function. */
@@ -186,6 +212,7 @@ export function moduleSpec(module: string | undefined, demo: boolean | undefined
  */
 export async function loadServedModule(spec: string, generation = 0): Promise<LoadedModule> {
   const loaded = await loadToolModule(spec, generation);
+  if (loaded.server) return loaded;
   const { name, version } = loaded.serverOptions;
   const own = name && version ? undefined : nearestPackage(loaded.path);
   return own

@@ -50,11 +50,23 @@ function firstLine(text: string): string {
 }
 
 function paramsOf(tool: ToolInfo): string {
-  const schema = tool.inputSchema as { properties?: Record<string, { type?: unknown }>; required?: string[] };
+  const schema = tool.inputSchema as {
+    properties?: Record<string, { type?: unknown; enum?: unknown }>;
+    required?: string[];
+  };
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {})
-    .map(([k, v]) => `${k}${required.has(k) ? '' : '?'}${typeof v?.type === 'string' ? `: ${v.type}` : ''}`)
+    .map(([k, v]) => `${k}${required.has(k) ? '' : '?'}${typeOf(v)}`)
     .join(', ');
+}
+
+/** A property's type as the list shows it: an enum (z.enum) by its values, else its JSON Schema type. */
+function typeOf(prop: { type?: unknown; enum?: unknown } | undefined): string {
+  if (Array.isArray(prop?.enum) && prop.enum.length > 0) {
+    const values = prop.enum.map((v) => JSON.stringify(v)).join(' | ');
+    return `: ${values.length > 60 ? `${values.slice(0, 57)}...` : values}`;
+  }
+  return typeof prop?.type === 'string' ? `: ${prop.type}` : '';
 }
 
 /**

@@ -11,6 +11,7 @@ import { clusterRole } from './cluster.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
+import { protectionOf, refuseLostOptions } from './module-protection.js';
 import { addOAuthFlags, type OAuthFlags, oauthFromFlags } from './oauth-flags.js';
 import { flushOnClose, otelWanted, startOtel } from './otel.js';
 import { collectTokens, integer, normaliseBase, portOrOff, repeatable } from './parse.js';
@@ -207,6 +208,9 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   // Before the server is made (and the module loaded): the server installs its tracing only with an SDK running.
   const otel = otelWanted(flags.otel) ? await startOtel() : undefined;
   const loaded = await loadServedModule(spec);
+  const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
+  const oauth = oauthFromFlags(flags, process.env);
+  refuseLostOptions(loaded, { given: serverShapingFlags(flags), tokens: tokens.length > 0, oauth: !!oauth });
   const metrics = flags.metrics
     ? (await loadOptional('metrics', () => import('../metrics.js'))).createMetrics({
         queueStats: () => server.queueStats(),
@@ -222,39 +226,39 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     loaded.serverOptions.promiseStore === false
       ? undefined
       : (state?.promiseStore ?? loaded.serverOptions.promiseStore ?? new MemoryPromiseStore());
-  const tokens = collectTokens(flags.token, process.env.MCPLITE_TOKENS);
-  const oauth = oauthFromFlags(flags, process.env);
   let server: ToolServer;
   try {
-    server = createServer({
-      ...loaded.serverOptions,
-      tools: loaded.tools,
-      logger,
-      ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
-      // With tokens too, either one lets a caller in.
-      ...(oauth ? { auth: oauth } : {}),
-      ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
-      ...(flags.rateLimit !== undefined
-        ? {
-            rateLimit: {
-              requestsPerSecond: flags.rateLimit,
-              ...(state ? { store: state.rateLimitStore } : {}),
-            },
-          }
-        : {}),
-      ...(state ? { workQueue: state.workQueue, elicitationNonceStore: state.elicitationNonceStore } : {}),
-      ...(promiseStore
-        ? { promiseStore: metrics ? metrics.instrumentStore(promiseStore) : promiseStore }
-        : {}),
-      ...(flags.maxPromisesPerCaller !== undefined
-        ? { maxPromisesPerCaller: flags.maxPromisesPerCaller }
-        : {}),
-      ...(flags.maxConcurrentWork !== undefined ? { maxConcurrentWork: flags.maxConcurrentWork } : {}),
-      ...(flags.promiseTtl !== undefined ? { promiseTtlMs: flags.promiseTtl } : {}),
-      // Replicas behind one load balancer must share the key that signs elicitation states.
-      ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
-      ...(metrics ? { onCallEnd: metrics.observer } : {}),
-    });
+    server =
+      loaded.server ??
+      createServer({
+        ...loaded.serverOptions,
+        tools: loaded.tools,
+        logger,
+        ...(tokens.length > 0 ? { authenticate: bearerAuth(tokens) } : {}),
+        // With tokens too, either one lets a caller in.
+        ...(oauth ? { auth: oauth } : {}),
+        ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
+        ...(flags.rateLimit !== undefined
+          ? {
+              rateLimit: {
+                requestsPerSecond: flags.rateLimit,
+                ...(state ? { store: state.rateLimitStore } : {}),
+              },
+            }
+          : {}),
+        ...(state ? { workQueue: state.workQueue, elicitationNonceStore: state.elicitationNonceStore } : {}),
+        ...(promiseStore
+          ? { promiseStore: metrics ? metrics.instrumentStore(promiseStore) : promiseStore }
+          : {}),
+        ...(flags.maxPromisesPerCaller !== undefined
+          ? { maxPromisesPerCaller: flags.maxPromisesPerCaller }
+          : {}),
+        ...(flags.maxConcurrentWork !== undefined ? { maxConcurrentWork: flags.maxConcurrentWork } : {}),
+        ...(flags.promiseTtl !== undefined ? { promiseTtlMs: flags.promiseTtl } : {}),
+        // Replicas behind one load balancer must share the key that signs elicitation states.
+        ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
+        ...(metrics ? { onCallEnd: metrics.observer } : {}),
+      });
   } catch (err) {
     throw new CliError(`Invalid tools in ${loaded.path}: ${(err as Error).message}`, 2, { cause: err });
   }
@@ -324,7 +328,14 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
       server: server.name,
       version: server.version,
       tools: server.catalog.names(),
-      auth: tokens.length > 0 || oauth !== undefined,
+      // What protects it, said where the operator looks: the module's own auth and middleware count too.
+      ...protectionOf(server, {
+        tokens: tokens.length > 0,
+        oauth: oauth?.protectedResource?.resource,
+        moduleAuth: Boolean(
+          loaded.server?.authenticate ?? loaded.serverOptions.authenticate ?? loaded.serverOptions.auth,
+        ),
+      }),
       oauth: oauth?.protectedResource?.resource,
       grpc: running.grpc?.address,
       // What is not served, each one flag away: said once, where the operator looks.
@@ -334,7 +345,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
   );
   const warning = beyondLoopbackWarning(flags.host, guard);
   if (warning) process.stderr.write(warning);
-  if (tokens.length === 0 && !oauth && !isLoopbackHost(flags.host)) {
+  if (!server.authenticate && !isLoopbackHost(flags.host)) {
     logger.warn({ host: flags.host }, 'listening beyond loopback without authentication: set MCPLITE_TOKENS');
   }
   exitOnSignals(running, server, logger, flags.grace);
@@ -352,6 +363,25 @@ async function runStdio(server: ToolServer, mcpLite: boolean): Promise<never> {
   }
   await server.close();
   process.exit(0);
+}
+
+/** The flags given that shape the server rather than its listeners (a module's own server takes none). */
+function serverShapingFlags(flags: ServeFlags): string[] {
+  const shaping: [keyof ServeFlags, string][] = [
+    ['token', '--token'],
+    ['answerBudget', '--answer-budget'],
+    ['rateLimit', '--rate-limit'],
+    ['redis', '--redis'],
+    ['metrics', '--metrics'],
+    ['promiseTtl', '--promise-ttl'],
+    ['maxPromisesPerCaller', '--max-promises-per-caller'],
+    ['maxConcurrentWork', '--max-concurrent-work'],
+    ['oauthIssuer', '--oauth-issuer'],
+    ['oauthIntrospection', '--oauth-introspection'],
+  ];
+  const given = shaping.filter(([key]) => flags[key] !== undefined && flags[key] !== false).map(([, f]) => f);
+  if (process.env.MCPLITE_TOKENS?.trim()) given.push('MCPLITE_TOKENS');
+  return given;
 }
 
 /** Says which listener failed, where, and the flag that picks another port. */

@@ -77,6 +77,12 @@ export async function runWorker(module: string | undefined, flags: WorkerFlags):
   // Before the server is made: each job's work joins the trace of the call that made its promise.
   const otel = otelWanted(flags.otel) ? await startOtel() : undefined;
   const loaded = await loadServedModule(spec);
+  if (loaded.server)
+    throw new CliError(
+      `${loaded.path} exports a server: a worker makes its own (promises and queue on Redis), so export the ` +
+        'options instead (export default { tools, ...options })',
+      2,
+    );
   // The same stores, prefixes and queue as `serve --redis` makes, so that fronts and workers meet.
   const state = await redisStateFor(flags, logger, true);
   const queue = state.workQueue as BullMqWorkQueue;
