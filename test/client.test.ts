@@ -21,10 +21,13 @@ let running: RunningServer;
 const STDIO = `${process.execPath} --import tsx ${fileURLToPath(new URL('./support/client-stdio-server.ts', import.meta.url))}`;
 
 beforeAll(async () => {
-  running = await serve(createServer({ name: 'client-fixture', version: '1.0.0', tools: clientTools }), {
-    port: 0,
-    grpcPort: 0,
-  });
+  running = await serve(
+    createServer({ name: 'client-fixture', version: '1.0.0', tools: clientTools, mcpInlineWaitMs: 0 }),
+    {
+      port: 0,
+      grpcPort: 0,
+    },
+  );
 });
 afterAll(async () => {
   await running.close(500);

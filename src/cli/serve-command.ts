@@ -33,6 +33,7 @@ export interface ServeFlags extends BindingFlags, OAuthFlags {
   logLevel: LogLevel;
   demo?: boolean;
   answerBudget?: number;
+  mcpInlineWait?: number;
   maxBody?: number;
   heartbeat?: number;
   grace: number;
@@ -93,6 +94,12 @@ export function registerServe(program: Command): void {
       new Option(
         '--answer-budget <ms>',
         'calls running longer are answered with a promise (0: never)',
+      ).argParser(integer(0)),
+    )
+    .addOption(
+      new Option(
+        '--mcp-inline-wait <ms>',
+        "full MCP: how long a call waits for a promise's work before answering with the promise (0: never)",
       ).argParser(integer(0)),
     )
     .addOption(
@@ -238,6 +245,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
         // With tokens too, either one lets a caller in.
         ...(oauth ? { auth: oauth } : {}),
         ...(flags.answerBudget !== undefined ? { answerBudgetMs: flags.answerBudget } : {}),
+        ...(flags.mcpInlineWait !== undefined ? { mcpInlineWaitMs: flags.mcpInlineWait } : {}),
         ...(flags.rateLimit !== undefined
           ? {
               rateLimit: {
@@ -370,6 +378,7 @@ function serverShapingFlags(flags: ServeFlags): string[] {
   const shaping: [keyof ServeFlags, string][] = [
     ['token', '--token'],
     ['answerBudget', '--answer-budget'],
+    ['mcpInlineWait', '--mcp-inline-wait'],
     ['rateLimit', '--rate-limit'],
     ['redis', '--redis'],
     ['metrics', '--metrics'],

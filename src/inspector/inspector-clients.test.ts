@@ -35,13 +35,16 @@ describe.each(['grpc', 'mcp', 'stdio'] as const)(
       );
 
     beforeAll(async () => {
-      demo = await serve(createServer({ ...serverOptions, tools }), { port: 0, grpcPort: 0 });
+      demo = await serve(createServer({ ...serverOptions, tools, mcpInlineWaitMs: 0 }), {
+        port: 0,
+        grpcPort: 0,
+      });
       const target =
         binding === 'grpc'
           ? `grpc://${demo.grpc!.address}`
           : binding === 'mcp'
             ? `${demo.url}/mcp`
-            : `${process.execPath} --import tsx ${fileURLToPath(new URL('../cli/main.ts', import.meta.url))} serve --demo --stdio`;
+            : `${process.execPath} --import tsx ${fileURLToPath(new URL('../cli/main.ts', import.meta.url))} serve --demo --stdio --mcp-inline-wait 0`;
       inspected = await inspectorTarget(target);
       const inspector = createInspector({ target: inspected });
       token = inspector.token;

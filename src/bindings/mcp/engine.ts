@@ -7,6 +7,7 @@ import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
+import { HANDSHAKE_TASKS_REVISION, HandshakeTasks } from './handshake-tasks.js';
 import { LOG_LEVELS } from './log-levels.js';
 import { type McpNativePrompt, type McpNativeTool, nativeContext } from './native.js';
 import { META, negotiateHandshake, STATELESS_REVISION } from './revisions.js';
@@ -77,6 +78,8 @@ export class McpEngine {
   private readonly native = new Map<string, McpNativeTool>();
   private readonly nativePrompts = new Map<string, McpNativePrompt>();
   private readonly toolCalls: ToolCalls;
+  /** The 2025-11-25 revision's experimental tasks, when promises are on. */
+  private readonly handshakeTasks: HandshakeTasks | undefined;
   private toolsCache: { version: number; tools: Record<string, unknown>[] } | undefined;
 
   constructor(
@@ -90,7 +93,8 @@ export class McpEngine {
     this.instructions = options.instructions;
     for (const t of options.nativeTools ?? []) this.native.set(t.tool.name, t);
     for (const p of options.nativePrompts ?? []) this.nativePrompts.set(p.prompt.name, p);
-    this.toolCalls = new ToolCalls(server, this.native, this.flights, tasks);
+    this.handshakeTasks = server.promisesEnabled ? new HandshakeTasks(server) : undefined;
+    this.toolCalls = new ToolCalls(server, this.native, this.flights, tasks, this.handshakeTasks);
   }
 
   /** The server's capabilities (what it implements; the same on every revision apart from extensions). */
@@ -108,9 +112,12 @@ export class McpEngine {
     const revision = negotiateHandshake(requested);
     const caps = params.capabilities ?? params.clientCapabilities;
     const clientCapabilities = isObject(caps) ? caps : {};
+    const capabilities = this.capabilities(false);
+    if (this.handshakeTasks && revision >= HANDSHAKE_TASKS_REVISION)
+      capabilities.tasks = HandshakeTasks.capability();
     const result: Record<string, unknown> = {
       protocolVersion: revision,
-      capabilities: this.capabilities(false),
+      capabilities,
       serverInfo: { name: this.server.name, version: this.server.version },
       ...(this.instructions ? { instructions: this.instructions } : {}),
     };
@@ -244,9 +251,17 @@ export class McpEngine {
       case 'shutdown':
         return {};
       case 'tasks/get':
+      case 'tasks/result':
       case 'tasks/update':
       case 'tasks/cancel':
-        if (this.tasks) return this.tasks.handle(m.method, params, x);
+        if (
+          this.handshakeTasks &&
+          !x.stateless &&
+          x.revision >= HANDSHAKE_TASKS_REVISION &&
+          m.method !== 'tasks/update'
+        )
+          return this.handshakeTasks.handle(m.method, params, x);
+        if (this.tasks && m.method !== 'tasks/result') return this.tasks.handle(m.method, params, x);
         throw methodNotFound(m.method);
       default:
         throw methodNotFound(m.method);

@@ -16,6 +16,7 @@ import { elicitationReplyOf } from '../common/elicitation.js';
 import { isObject, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
 import type { Flight, Flights } from './flights.js';
+import type { HandshakeTasks } from './handshake-tasks.js';
 import { awaitPromised } from './inline-wait.js';
 import { inputRequests, toElicitationReply } from './input-requests.js';
 import { logPasses } from './log-levels.js';
@@ -30,7 +31,8 @@ const MAX_ELICITATION_ROUNDS = 8;
  * MCP `tools/call`: runs a core tool (or a native MCP tool) and maps its outcome to a `CallToolResult`. Notices the
  * handler sends become `notifications/progress` and `notifications/message`; an elicitation becomes
  * `input_required` (2026-07-28) or `elicitation/create` rounds with the client (handshake revisions); a promise
- * becomes a task for a client that declared the tasks extension, and is otherwise awaited in the call for up to
+ * becomes a task for a client that declared the tasks extension (or, on 2025-11-25, sent `params.task`, which
+ * makes every outcome a task: `handshake-tasks.ts`), and is otherwise awaited in the call for up to
  * `mcpInlineWaitMs` (`inline-wait.ts`), its notices still sent, before it is answered as the promise.
  */
 export class ToolCalls {
@@ -39,6 +41,7 @@ export class ToolCalls {
     private readonly native: ReadonlyMap<string, McpNativeTool>,
     private readonly flights: Flights,
     private readonly tasks: TaskRegistry | undefined,
+    private readonly handshakeTasks?: HandshakeTasks,
   ) {}
 
   /**
@@ -98,7 +101,9 @@ export class ToolCalls {
         ),
       );
     const inlineWaitMs = tool?.system ? 0 : this.server.mcpInlineWaitMs;
+    const handshakeTasks = this.handshakeTasks?.requested(params, x) ? this.handshakeTasks : undefined;
     const complete = (result: CallResult, flight: Flight): MaybePromise<Record<string, unknown>> => {
+      if (handshakeTasks) return handshakeTasks.created(name, result, x);
       if (result.outcome.type !== 'promise') return toCallToolResult(result, { hasOutputSchema });
       if (asTask) return tasks.fromPromise(name, params.arguments, result.outcome, x);
       if (inlineWaitMs <= 0) return toCallToolResult(result, { hasOutputSchema });
