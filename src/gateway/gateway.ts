@@ -36,6 +36,8 @@ interface Served {
   syncing: Promise<void> | undefined;
   again: boolean;
   retry: NodeJS.Timeout | undefined;
+  /** A failed listing is not retried (a strict `add`'s first: its caller gives up instead). */
+  noRetry: boolean;
   failures: number;
   /** When its listings in the current window started (at most `maxRelists`). */
   listings: number[];
@@ -68,7 +70,7 @@ export class Gateway {
 
   /**
    * Adds a source under `name` (unique) and lists it; resolves once its first listing succeeded, or failed (then
-   * it is listed again with backoff, and `strict` rejects with the failure instead).
+   * it is listed again with backoff; `strict` rejects with the failure instead, and announces no retry).
    */
   async add(name: string, source: ToolSource, strict = false): Promise<void> {
     if (this.served.has(name)) throw new McpLiteError('config_invalid', `Duplicate server name "${name}"`);
@@ -79,6 +81,7 @@ export class Gateway {
       syncing: undefined,
       again: false,
       retry: undefined,
+      noRetry: strict,
       failures: 0,
       listings: [],
       refused: new Set(),
@@ -92,6 +95,8 @@ export class Gateway {
       await this.sync(name);
     } catch (err) {
       if (strict) throw err;
+    } finally {
+      entry.noRetry = false;
     }
   }
 
@@ -156,7 +161,7 @@ export class Gateway {
         }
       } catch (err) {
         entry.failures++;
-        this.scheduleRetry(name, entry, err);
+        if (!entry.noRetry) this.scheduleRetry(name, entry, err);
         throw err;
       } finally {
         entry.syncing = undefined;

@@ -132,6 +132,8 @@ export class GatewayUpstream {
           () => false,
         );
         if (healthy) throw err;
+        // The call's own error (an answer past the size bound) is why the connection went: name it, not the probe's.
+        if (this.status().state === 'reconnecting') this.lastError = messageOf(err);
       }
       // The connection this call was on is gone (now, or while it ran).
       throw this.unavailable();
