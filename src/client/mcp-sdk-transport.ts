@@ -8,6 +8,7 @@ import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared
 import {
   ElicitRequestSchema,
   McpError,
+  ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLiteError } from '../core/errors.js';
@@ -268,11 +269,18 @@ export async function mcpSdkTransport(
       let cursor: string | undefined;
       try {
         for (let page = 0; page < 1000; page++) {
+          const params = cursor ? { cursor } : {};
           const reply = await tracked(ctx, (signal) =>
-            client.listTools(cursor ? { cursor } : {}, { signal }),
+            client.listTools(params, { signal }).catch((err: unknown) => {
+              // One malformed tool (an input schema that is not an object's) fails the SDK's check of the whole
+              // page: read that page as it came, so that a caller (the gateway) leaves out only that tool.
+              if (!isSchemaError(err)) throw err;
+              return client.request({ method: 'tools/list', params }, ResultSchema, { signal });
+            }),
           );
-          for (const t of reply.tools) tools.push(toToolInfo(t as Record<string, unknown>));
-          cursor = reply.nextCursor;
+          const listed: unknown[] = Array.isArray(reply.tools) ? reply.tools : [];
+          for (const t of listed) if (isRecord(t)) tools.push(toToolInfo(t));
+          cursor = typeof reply.nextCursor === 'string' ? reply.nextCursor : undefined;
           if (!cursor) break;
         }
       } catch (err) {
@@ -312,4 +320,9 @@ function fromSdkError(err: unknown): unknown {
     });
   }
   return err;
+}
+
+/** Whether the SDK refused a reply for its shape (a zod error), not the peer or the wire. */
+function isSchemaError(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'ZodError' || err.name === '$ZodError');
 }

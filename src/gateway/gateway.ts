@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger.js';
 import type { ToolServer } from '../core/server.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { reconcile } from './reconcile.js';
+import { schemaProblem } from './servable.js';
 import type { SourceExtras, ToolSource } from './source.js';
 import type { UpstreamStatus } from './upstream.js';
 
@@ -15,10 +16,13 @@ export interface GatewayServeOptions {
   /** The longest such wait (default 30 000 ms). */
   maxBackoffMs?: number;
   /**
-   * The least time between two listings of one source while it keeps saying its tools changed (default 500 ms),
-   * so that an upstream flooding `list_changed` costs a listing twice a second, not a busy loop.
+   * Most listings of one source started within any `relistWindowMs` (default 2): counted, so that an upstream
+   * flooding `list_changed` costs at most this many listings per window, not a busy loop. A change past it is
+   * listed once the window has room (the changes meanwhile are folded into that one listing).
    */
-  minRelistMs?: number;
+  maxRelists?: number;
+  /** The window of `maxRelists` (default 1000 ms). */
+  relistWindowMs?: number;
 }
 
 /** One source's part of the catalog. */
@@ -32,7 +36,11 @@ interface Served {
   syncing: Promise<void> | undefined;
   again: boolean;
   retry: NodeJS.Timeout | undefined;
+  /** A failed listing is not retried (a strict `add`'s first: its caller gives up instead). */
+  noRetry: boolean;
   failures: number;
+  /** When its listings in the current window started (at most `maxRelists`). */
+  listings: number[];
   /** Names already refused (logged once, not at every listing). */
   refused: Set<string>;
   /** Its resources (by URI), resource templates (by URI template) and prompts (by name) in the catalogs now. */
@@ -62,7 +70,7 @@ export class Gateway {
 
   /**
    * Adds a source under `name` (unique) and lists it; resolves once its first listing succeeded, or failed (then
-   * it is listed again with backoff, and `strict` rejects with the failure instead).
+   * it is listed again with backoff; `strict` rejects with the failure instead, and announces no retry).
    */
   async add(name: string, source: ToolSource, strict = false): Promise<void> {
     if (this.served.has(name)) throw new McpLiteError('config_invalid', `Duplicate server name "${name}"`);
@@ -73,7 +81,9 @@ export class Gateway {
       syncing: undefined,
       again: false,
       retry: undefined,
+      noRetry: strict,
       failures: 0,
+      listings: [],
       refused: new Set(),
       resources: new Map(),
       templates: new Map(),
@@ -85,6 +95,8 @@ export class Gateway {
       await this.sync(name);
     } catch (err) {
       if (strict) throw err;
+    } finally {
+      entry.noRetry = false;
     }
   }
 
@@ -136,7 +148,8 @@ export class Gateway {
     entry.syncing = (async () => {
       try {
         for (let first = true; first || entry.again; first = false) {
-          if (!first) await sleep(this.options.minRelistMs ?? 500);
+          await this.slot(entry);
+          if (this.closed) return;
           entry.again = false;
           const tools = await entry.source.list();
           if (this.closed) return;
@@ -148,13 +161,29 @@ export class Gateway {
         }
       } catch (err) {
         entry.failures++;
-        this.scheduleRetry(name, entry, err);
+        if (!entry.noRetry) this.scheduleRetry(name, entry, err);
         throw err;
       } finally {
         entry.syncing = undefined;
       }
     })();
     return entry.syncing;
+  }
+
+  /** Waits until fewer than `maxRelists` listings of the source started within the window, and counts this one. */
+  private async slot(entry: Served): Promise<void> {
+    const max = this.options.maxRelists ?? 2;
+    const window = this.options.relistWindowMs ?? 1000;
+    for (;;) {
+      const now = Date.now();
+      while (entry.listings.length > 0 && entry.listings[0]! <= now - window) entry.listings.shift();
+      if (entry.listings.length < max) {
+        entry.listings.push(now);
+        return;
+      }
+      await sleep(entry.listings[0]! + window - now);
+      if (this.closed) return;
+    }
   }
 
   private scheduleRetry(name: string, entry: Served, err: unknown): void {
@@ -176,26 +205,33 @@ export class Gateway {
   /** Removes the tools it no longer lists, replaces those that changed, adds the new ones (refusals logged). */
   private apply(name: string, entry: Served, tools: ToolDefinition[]): void {
     const catalog = this.server.catalog;
-    const next = new Map(tools.map((t) => [t.name, fingerprint(t)]));
+    const next = new Map<string, string>();
+    const refuse = (tool: string, reason: string) => {
+      if (entry.refused.has(tool)) return;
+      entry.refused.add(tool);
+      this.logger.warn({ server: name, tool, reason }, 'upstream tool refused');
+    };
+    // One tool mcplite cannot serve is left out, named; the others are served.
+    const servable = tools.filter((tool) => {
+      const problem = schemaProblem(tool);
+      if (problem) refuse(tool.name, problem);
+      else next.set(tool.name, fingerprint(tool));
+      return !problem;
+    });
     for (const old of entry.names) {
       if (next.get(old) === entry.wire.get(old)) continue;
       catalog.remove(old);
       entry.names.delete(old);
       entry.wire.delete(old);
     }
-    for (const tool of tools) {
+    for (const tool of servable) {
       if (entry.names.has(tool.name)) continue;
       try {
         catalog.add(tool);
         entry.names.add(tool.name);
         entry.wire.set(tool.name, next.get(tool.name)!);
       } catch (err) {
-        if (entry.refused.has(tool.name)) continue;
-        entry.refused.add(tool.name);
-        this.logger.warn(
-          { server: name, tool: tool.name, reason: err instanceof Error ? err.message : String(err) },
-          'upstream tool refused',
-        );
+        refuse(tool.name, messageOf(err));
       }
     }
   }

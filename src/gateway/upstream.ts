@@ -123,13 +123,17 @@ export class GatewayUpstream {
     } catch (err) {
       // The state may have changed while the call ran (a probe, `close`).
       const now = this.status().state;
-      if (signal?.aborted || now === 'closed') throw err;
+      // The upstream answered (a method it lacks, arguments it refused): its connection is fine, no probe needed,
+      // so a gateway listing an upstream without resources costs no extra tools listing each time.
+      if (signal?.aborted || now === 'closed' || answered(err)) throw err;
       if (client === this.current && now === 'up') {
         const healthy = await this.probe().then(
           () => true,
           () => false,
         );
         if (healthy) throw err;
+        // The call's own error (an answer past the size bound) is why the connection went: name it, not the probe's.
+        if (this.status().state === 'reconnecting') this.lastError = messageOf(err);
       }
       // The connection this call was on is gone (now, or while it ran).
       throw this.unavailable();
@@ -269,6 +273,21 @@ export class GatewayUpstream {
       ...(s.nextAttemptAt !== undefined ? { retry_after_ms: Math.max(0, s.nextAttemptAt - Date.now()) } : {}),
     });
   }
+}
+
+/** Codes that are the upstream's own answer to a request, which only a live connection gives. */
+const ANSWERS = new Set<string>([
+  'method_not_found',
+  'invalid_params',
+  'invalid_request',
+  'tool_not_found',
+  'resource_not_found',
+  'forbidden',
+  'unauthenticated',
+]);
+
+function answered(err: unknown): boolean {
+  return err instanceof McpLiteError && ANSWERS.has(err.code);
 }
 
 /**

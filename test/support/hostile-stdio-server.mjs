@@ -10,12 +10,9 @@
  */
 const at = process.argv.indexOf('--tools');
 const count = at > 0 ? Number(process.argv[at + 1]) : 5000;
-/** A schema nested `depth` levels deep. */
-const deep = (depth) => {
-  let schema = { type: 'string' };
-  for (let i = 0; i < depth; i++) schema = { type: 'object', properties: { x: schema } };
-  return schema;
-};
+/** A schema nested `depth` levels deep, as JSON text (JSON.stringify itself overflows its stack on it). */
+const deepJson = (depth) =>
+  `${'{"type":"object","properties":{"x":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`;
 // `--control`: control characters in a title, a description and a name.
 const control = process.argv.includes('--control')
   ? [
@@ -32,7 +29,7 @@ const control = process.argv.includes('--control')
 const malformed = process.argv.includes('--malformed')
   ? [
       { name: 'untyped', description: 'Not an object', inputSchema: { type: 'string' } },
-      { name: 'deep', description: '20,000 levels', inputSchema: deep(20_000) },
+      { name: 'deep', description: '20,000 levels', inputSchema: 'DEEP' },
     ]
   : [];
 const tools = [
@@ -91,7 +88,8 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
       });
     } else if (msg.method === 'tools/list') {
       listings++;
-      send({ jsonrpc: '2.0', id: msg.id, result: { tools } });
+      const text = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools } });
+      process.stdout.write(`${text.replace('"DEEP"', () => deepJson(20_000))}\n`);
     } else if (msg.method === 'tools/call') {
       const name = msg.params.name;
       const text = (t) =>
