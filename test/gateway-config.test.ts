@@ -239,6 +239,7 @@ describe('mcplite proxy --config: many servers, one gateway', { timeout: 120_000
           target: `${lite.url}/mcp-lite/v1/`,
           timeout: 2500,
           maxInFlight: 2,
+          maxInFlightPerCaller: 2,
           tools: { include: ['shout', 'slow'] },
         },
         pets: { openapi: 'pets.json', baseUrl: api.url, apiKeyEnv: 'PETS_KEY', exclude: ['admin'] },

@@ -1,4 +1,5 @@
 import type { Principal } from './auth.js';
+import { callerKey } from './caller.js';
 import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import type { ElicitationAnswers, ToolContext } from './tool.js';
@@ -18,7 +19,13 @@ export interface ContextInit {
    * Where the client's signal is read from, on first use only: a binding may make its signal lazily (the node
    * adapter's costs an AbortController and a 'close' listener), and most calls never need one.
    */
-  client: { readonly signal?: AbortSignal | undefined };
+  client: {
+    readonly signal?: AbortSignal | undefined;
+    readonly principal?: Principal | undefined;
+    readonly remoteAddress?: string | undefined;
+  };
+  /** How the server names a caller (`ToolServer.callerKey`), asked only when the handler reads `ctx.callerKey`. */
+  callerKeyOf?: ((caller: { principal?: Principal; remoteAddress?: string }) => string) | undefined;
   /** The request's headers (`ctx.headers`); none for work run from a queue. */
   headers?: Readonly<Record<string, string | undefined>> | undefined;
   /** The binding's name (`ctx.binding`). */
@@ -52,6 +59,8 @@ export class CallContext implements ToolContext {
   private isBackground: boolean;
   private controller: LazyAbort | undefined;
   private childLog: Logger | undefined;
+  private key: string | undefined;
+  private readonly callerKeyOf: ContextInit['callerKeyOf'];
   // Kept field by field rather than as `init`, so that `client` (possibly the whole request) can be let go
   // once its signal has been read: promised work may outlive the request by hours.
   private client: ContextInit['client'] | undefined;
@@ -74,6 +83,21 @@ export class CallContext implements ToolContext {
     this.config = init.config;
     this.headers = init.headers ?? NO_HEADERS;
     this.binding = init.binding ?? 'unknown';
+    this.callerKeyOf = init.callerKeyOf;
+  }
+
+  get callerKey(): string {
+    this.key ??= this.keyOf();
+    return this.key;
+  }
+
+  private keyOf(): string {
+    const remoteAddress = this.client?.remoteAddress;
+    const caller =
+      remoteAddress === undefined
+        ? { principal: this.principal }
+        : { principal: this.principal, remoteAddress };
+    return (this.callerKeyOf ?? callerKey)(caller);
   }
 
   get background(): boolean {
@@ -110,7 +134,7 @@ export class CallContext implements ToolContext {
       const controller = new LazyAbort();
       this.controller = controller;
       const client = this.client?.signal;
-      this.client = undefined;
+      this.releaseClient();
       if (client) {
         if (client.aborted) controller.abort(client.reason);
         else
@@ -127,11 +151,17 @@ export class CallContext implements ToolContext {
     return this.controller;
   }
 
+  /** Lets the request go (promised work may outlive it by hours), keeping who made the call. */
+  private releaseClient(): void {
+    if (this.callerKeyOf && this.client) this.key ??= this.keyOf();
+    this.client = undefined;
+  }
+
   /** Detaches the work from the client: from now on only a promise cancel (or shutdown) aborts it. */
   detach(): LazyAbort {
     // Work detached before anything linked it to the client never needs the client's signal: not reading it
     // spares the binding from making one (the node adapter's costs an AbortController and a listener).
-    if (!this.controller) this.client = undefined;
+    if (!this.controller) this.releaseClient();
     const controller = this.lazyAbort();
     this.isBackground = true;
     return controller;

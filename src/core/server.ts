@@ -207,6 +207,10 @@ export class ToolServer {
     return callerKey(caller, this.ipv6CallerPrefix);
   }
 
+  /** `callerKey` as one function made once, for the contexts that ask it lazily (`ctx.callerKey`). */
+  private readonly keyOfCaller = (caller: { principal?: Principal; remoteAddress?: string }): string =>
+    this.callerKey(caller);
+
   /**
    * Whether a promise store is configured (promises and tasks can be kept). `redeem` and `cancel` are listed only
    * once a tool can return a promise (`offersPromises`, system-tools.ts).
@@ -391,6 +395,7 @@ export class ToolServer {
       config: request.config ?? this.webtools.configFor(request.name),
       headers: request.headers,
       binding: request.binding,
+      callerKeyOf: this.keyOfCaller,
     });
     if (op) op.context = context;
     if (tool.longRunningEstimateMs !== undefined && this.work) {

@@ -71,6 +71,12 @@ export interface ToolContext<Answers = Record<string, unknown>> {
   /** The caller, when an authentication hook is configured. */
   readonly principal: Principal | undefined;
   /**
+   * Who is calling, as the server counts callers for its bounds (`principal:<id>`, else the address's key, else
+   * `anonymous`): for a handler that shares something out fairly between callers. Work run from a queue knows its
+   * principal only.
+   */
+  readonly callerKey: string;
+  /**
    * The request's headers by lower-case name (HTTP headers, gRPC metadata, the WebSocket upgrade's headers);
    * empty on stdio and for promised work run from a queue, which have none.
    */

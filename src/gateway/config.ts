@@ -7,6 +7,8 @@ export interface EntryBounds {
   timeout?: number;
   /** Calls running upstream at once. */
   maxInFlight?: number;
+  /** Calls one caller runs upstream at once (default: a quarter of `maxInFlight`). */
+  maxInFlightPerCaller?: number;
   /** Tools taken from its listing. */
   maxTools?: number;
   /** Bytes of one upstream response. */
@@ -263,7 +265,13 @@ function transformsOf(value: unknown, where: string): ToolTransforms {
 
 function bounds(v: Record<string, unknown>, at: (field: string) => string): EntryBounds {
   const out: EntryBounds = {};
-  for (const key of ['timeout', 'maxInFlight', 'maxTools', 'maxResponseBytes'] as const) {
+  for (const key of [
+    'timeout',
+    'maxInFlight',
+    'maxInFlightPerCaller',
+    'maxTools',
+    'maxResponseBytes',
+  ] as const) {
     const value = v[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)

@@ -20,6 +20,12 @@ export interface GatewayOptions {
    */
   maxInFlight?: number;
   /**
+   * Most calls one caller (its principal, else its address) runs on an upstream at once (default a quarter of
+   * `maxInFlight`, at least 1): past it that caller's call fails with `resource_exhausted` (`reason:
+   * "caller_busy"`) while the upstream's other slots stay free for everyone else.
+   */
+  maxInFlightPerCaller?: number;
+  /**
    * How long one upstream call may run (default 300 000 ms; 0: no limit), whether its caller waits or it became a
    * promise: past it the upstream call is cancelled and ends in `deadline_exceeded` naming the upstream.
    */
@@ -147,7 +153,7 @@ export function upstreamToolLister(
             // The downstream user's decline goes upstream as one, so the upstream tool decides what it means.
             const { outcome } = parked;
             return toHandlerResult(
-              await bounded(ctx.signal, (_client, signal) =>
+              await bounded(ctx, (_client, signal) =>
                 answered.action === 'accept'
                   ? outcome.answer(answered.answers, opts(signal))
                   : outcome.decline(opts(signal)),
@@ -157,7 +163,7 @@ export function upstreamToolLister(
           if (answered)
             return failure('That question is no longer waiting for an answer', { code: 'expired' });
           return toHandlerResult(
-            await bounded(ctx.signal, (client, signal) => client.call(tool.name, args, opts(signal))),
+            await bounded(ctx, (client, signal) => client.call(tool.name, args, opts(signal))),
           );
         },
       }),

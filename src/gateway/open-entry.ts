@@ -71,6 +71,9 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
     connect,
     ...(bounds.timeout !== undefined ? { callTimeoutMs: bounds.timeout } : {}),
     ...(bounds.maxInFlight !== undefined ? { maxInFlight: bounds.maxInFlight } : {}),
+    ...(bounds.maxInFlightPerCaller !== undefined
+      ? { maxInFlightPerCaller: bounds.maxInFlightPerCaller }
+      : {}),
     ...(bounds.maxTools !== undefined ? { maxTools: bounds.maxTools } : {}),
     ...(defaults.onChange ? { onChange: defaults.onChange } : {}),
     onUnknownNames: (names) => defaults.onUnknownNames?.(entry.name, names),
@@ -116,7 +119,13 @@ export function commandLine(command: string, args: readonly string[]): string {
 
 function pick(b: EntryBounds): EntryBounds {
   const out: EntryBounds = {};
-  for (const key of ['timeout', 'maxInFlight', 'maxTools', 'maxResponseBytes'] as const)
+  for (const key of [
+    'timeout',
+    'maxInFlight',
+    'maxInFlightPerCaller',
+    'maxTools',
+    'maxResponseBytes',
+  ] as const)
     if (b[key] !== undefined) out[key] = b[key];
   return out;
 }

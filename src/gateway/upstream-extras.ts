@@ -68,9 +68,7 @@ export function upstreamExtrasLister(
           uri: uriOf(resource.uri),
           read: async (ctx) =>
             served(
-              await run(ctx.signal, (client, signal) =>
-                client.readResource(resource.uri, { signal, timeout: 0 }),
-              ),
+              await run(ctx, (client, signal) => client.readResource(resource.uri, { signal, timeout: 0 })),
             ),
         }),
       ),
@@ -82,7 +80,7 @@ export function upstreamExtrasLister(
           uriTemplate: uriOf(template.uriTemplate),
           read: async (uri, _variables, ctx) =>
             served(
-              await run(ctx.signal, (client, signal) =>
+              await run(ctx, (client, signal) =>
                 client.readResource(upstreamUri(uri), { signal, timeout: 0 }),
               ),
             ),
@@ -94,7 +92,7 @@ export function upstreamExtrasLister(
           ...shown(prompt),
           name: namespaced(prefix, prompt.name),
           handler: (args, ctx) =>
-            run(ctx.signal, (client, signal) => client.getPrompt(prompt.name, args, { signal, timeout: 0 })),
+            run(ctx, (client, signal) => client.getPrompt(prompt.name, args, { signal, timeout: 0 })),
         }),
       ),
     };
