@@ -60,17 +60,17 @@ export function boundedRun(link: GatewayUpstream, bounds: RunBounds = {}): Bound
   const run: BoundedRun = async (caller, use) => {
     const key = caller.callerKey ?? callerKey({ principal: caller.principal });
     const mine = byCaller.get(key) ?? 0;
-    if (mine >= perCaller)
-      throw new McpLiteError(
-        'resource_exhausted',
-        `You already run ${perCaller} calls on upstream ${label}; wait for one to end`,
-        { reason: 'caller_busy', upstream: label, limit: perCaller },
-      );
     if (inFlight >= maxInFlight)
       throw new McpLiteError(
         'resource_exhausted',
         `Upstream ${label} already runs ${maxInFlight} calls; try again shortly`,
         { reason: 'upstream_busy', upstream: label, limit: maxInFlight },
+      );
+    if (mine >= perCaller)
+      throw new McpLiteError(
+        'resource_exhausted',
+        `You already run ${perCaller} calls on upstream ${label}; wait for one to end`,
+        { reason: 'caller_busy', upstream: label, limit: perCaller },
       );
     inFlight++;
     byCaller.set(key, mine + 1);
