@@ -19,6 +19,23 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Recor
   toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
 };
 
+/**
+ * The authorization server a pre-registered client's credentials belong to. A user who registered a client names
+ * its issuer (`oauth.issuer`: a secret goes nowhere else); some scenarios hand it over, the others only the
+ * credentials, so here the user reads it off the scenario's own protected resource metadata, as they would have
+ * when they registered.
+ */
+async function issuerOf(resource: string): Promise<string | undefined> {
+  if (context.issuer) return context.issuer;
+  const target = new URL(resource);
+  const res = await fetch(`${target.origin}/.well-known/oauth-protected-resource${target.pathname}`);
+  if (!res.ok) return undefined;
+  const metadata = (await res.json()) as { authorization_servers?: string[] };
+  return metadata.authorization_servers?.[0];
+}
+
+const issuer = context.client_secret || context.private_key_pem ? await issuerOf(url) : undefined;
+
 const client = await connect(url, {
   binding: 'mcp',
   clientInfo: { name: 'mcplite-conformance-client', version: '1.0.0' },
@@ -49,6 +66,7 @@ function oauthOptions(): OAuthOptions {
     return {
       grant: 'client_credentials',
       clientId: context.client_id,
+      ...(issuer ? { issuer } : {}),
       ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
       ...(context.private_key_pem ? { privateKey: context.private_key_pem } : {}),
       ...(context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {}),
@@ -56,6 +74,7 @@ function oauthOptions(): OAuthOptions {
   return {
     ...common,
     clientId: context.client_id,
+    ...(issuer ? { issuer } : {}),
     ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
   };
 }
