@@ -263,15 +263,18 @@ function transformsOf(value: unknown, where: string): ToolTransforms {
   };
 }
 
+/** Every bound an entry may set (`EntryBounds`' keys), for reading and copying them alike. */
+export const ENTRY_BOUND_KEYS = [
+  'timeout',
+  'maxInFlight',
+  'maxInFlightPerCaller',
+  'maxTools',
+  'maxResponseBytes',
+] as const satisfies readonly (keyof EntryBounds)[];
+
 function bounds(v: Record<string, unknown>, at: (field: string) => string): EntryBounds {
   const out: EntryBounds = {};
-  for (const key of [
-    'timeout',
-    'maxInFlight',
-    'maxInFlightPerCaller',
-    'maxTools',
-    'maxResponseBytes',
-  ] as const) {
+  for (const key of ENTRY_BOUND_KEYS) {
     const value = v[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)

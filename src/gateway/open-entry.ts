@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { OAuthOptions } from '../client/oauth.js';
 import type { ConnectOptions } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
-import type { EntryBounds, EntryOAuth, GatewayEntry } from './config.js';
+import { ENTRY_BOUND_KEYS, type EntryBounds, type EntryOAuth, type GatewayEntry } from './config.js';
 import { openApiTools } from './openapi.js';
 import { MAX_DOCUMENT_BYTES } from './openapi-document.js';
 import { openUpstream, type ProxyToolsOptions } from './proxy-tools.js';
@@ -119,14 +119,7 @@ export function commandLine(command: string, args: readonly string[]): string {
 
 function pick(b: EntryBounds): EntryBounds {
   const out: EntryBounds = {};
-  for (const key of [
-    'timeout',
-    'maxInFlight',
-    'maxInFlightPerCaller',
-    'maxTools',
-    'maxResponseBytes',
-  ] as const)
-    if (b[key] !== undefined) out[key] = b[key];
+  for (const key of ENTRY_BOUND_KEYS) if (b[key] !== undefined) out[key] = b[key];
   return out;
 }
 
