@@ -134,24 +134,18 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
 }
 
 /** The MCP engine's options among the MCP binding's: every MCP transport serves the same tools the same way. */
+const ENGINE_KEYS = [
+  'pageSize',
+  'cacheTtlMs',
+  'instructions',
+  'nativeTools',
+  'tasksRequired',
+  'nativePrompts',
+  'serverRequestTimeoutMs',
+] as const satisfies readonly (keyof McpBindingOptions & keyof LegacySseOptions)[];
+
+/** Picks the engine's options (`ENGINE_KEYS`) out of the MCP binding's, for the server's other MCP transports. */
 export function engineOptions(mcp: McpBindingOptions | false | undefined): LegacySseOptions {
   if (!mcp) return {};
-  const {
-    pageSize,
-    cacheTtlMs,
-    instructions,
-    nativeTools,
-    tasksRequired,
-    nativePrompts,
-    serverRequestTimeoutMs,
-  } = mcp;
-  return {
-    pageSize,
-    cacheTtlMs,
-    instructions,
-    nativeTools,
-    tasksRequired,
-    nativePrompts,
-    serverRequestTimeoutMs,
-  };
+  return Object.fromEntries(ENGINE_KEYS.map((key) => [key, mcp[key]])) as LegacySseOptions;
 }

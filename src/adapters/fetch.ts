@@ -1,5 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/http.js';
+import { readBoundedBytes } from '../core/read-bounded.js';
 import { runningWork } from '../core/running-work.js';
 
 /**
@@ -42,30 +43,7 @@ class FetchRequest implements NeutralRequest {
   }
 
   async readBody(limit: number): Promise<Uint8Array> {
-    const declared = this.request.headers.get('content-length');
-    if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
-    const body = this.request.body;
-    if (!body) return new Uint8Array(0);
-    const reader = body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        throw tooLarge(limit);
-      }
-      chunks.push(value);
-    }
-    const out = new Uint8Array(size);
-    let offset = 0;
-    for (const c of chunks) {
-      out.set(c, offset);
-      offset += c.byteLength;
-    }
-    return out;
+    return readBoundedBytes(this.request, limit, () => tooLarge(limit));
   }
 }
 

@@ -10,7 +10,7 @@
  * cancelled and the read fails with `tooLarge()`, so a peer that answers without end costs bounded memory.
  */
 export async function readBoundedBytes(
-  res: Response,
+  res: Pick<Response, 'headers' | 'body'>,
   limit: number,
   tooLarge: () => Error,
 ): Promise<Uint8Array> {

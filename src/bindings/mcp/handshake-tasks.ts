@@ -5,9 +5,9 @@ import { MAX_REDEEM_WAIT_MS } from '../../core/promises/manager.js';
 import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
 import { isToolError } from '../../core/tool-errors.js';
-import { echoName } from '../common/echo.js';
 import { isObject } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
+import { unknownTask } from './tasks.js';
 import { toCallToolResult, toolErrorResult } from './wire.js';
 
 /** The first handshake revision with (experimental) tasks. */
@@ -149,9 +149,4 @@ export class HandshakeTasks {
       ...(failed ? { statusMessage: (settlement as { error: { message: string } }).error.message } : {}),
     };
   }
-}
-
-function unknownTask(taskId: string): McpLiteError {
-  const id = echoName(taskId);
-  return new McpLiteError('task_not_found', `Unknown task: ${id}`, { taskId: id, reason: 'task_not_found' });
 }

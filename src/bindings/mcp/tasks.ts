@@ -336,7 +336,8 @@ function isOutcome(value: unknown): value is Exclude<Outcome, { type: 'promise' 
   );
 }
 
-function unknownTask(taskId: string): McpLiteError {
+/** A task id this caller cannot reach: unknown, expired, or another principal's (they are told apart by no one). */
+export function unknownTask(taskId: string): McpLiteError {
   const id = echoName(taskId);
   return new McpLiteError('task_not_found', `Unknown task: ${id}`, { taskId: id, reason: 'task_not_found' });
 }
