@@ -3,9 +3,8 @@ import { listenNode, type NodeListening } from './adapters/node.js';
 import { isLoopbackHost } from './bindings/common/host-guard.js';
 import type { GrpcListening } from './bindings/grpc/listen.js';
 import type { LegacySseHandler } from './bindings/mcp/legacy-sse/index.js';
-import { createMcpWsBinding } from './bindings/mcp/ws/index.js';
 import { normaliseBase } from './bindings/mcp-lite/http/base-path.js';
-import { createMcpLiteWsBinding, type WsEndpoint } from './bindings/mcp-lite/ws/index.js';
+import type { WsEndpoint } from './bindings/mcp-lite/ws/index.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import { createHandler, engineOptions } from './create-handler.js';
@@ -87,10 +86,16 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
   };
   const mcp = handler.mcp;
   const legacy = handler.legacySse;
-  const ws = blocks.ws ? createMcpLiteWsBinding(server, { ...blocks.ws, ...guard }) : undefined;
+  // The WebSocket bindings (and the ws package under them) are loaded only by a server that serves them.
+  const ws = blocks.ws
+    ? (await import('./bindings/mcp-lite/ws/index.js')).createMcpLiteWsBinding(server, {
+        ...blocks.ws,
+        ...guard,
+      })
+    : undefined;
   const mcpWs =
     blocks.mcpWs && mcp
-      ? createMcpWsBinding(server, {
+      ? (await import('./bindings/mcp/ws/index.js')).createMcpWsBinding(server, {
           ...engineOptions(blocks.handler.mcp),
           // One engine per server: every MCP transport answers with the same methods, tools and flights.
           engine: mcp.engine,

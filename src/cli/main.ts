@@ -2,31 +2,49 @@
 /**
  * The `mcplite` command. This file only wires commands together; each command lives in its own file.
  */
+// First, so that the modules loaded after it are compiled once and cached (Node 22+).
+import './compile-cache.js';
 import { Command, CommanderError } from 'commander';
 import { MissingPeerError } from '../optional-peers.js';
-import { registerClientCommands } from './client-commands.js';
-import { registerDev } from './dev-command.js';
 import { CliError } from './errors.js';
-import { registerInspect } from './inspect-command.js';
 import { packageInfo } from './locate.js';
-import { registerLogin } from './login-command.js';
-import { registerProxy } from './proxy-command.js';
 import { printable } from './render.js';
-import { registerServe } from './serve-command.js';
-import { registerWorker } from './worker-command.js';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's file, loaded only when that command runs: a server started by its client (every stdio server)
+ * or by a cold platform pays for `serve` alone, not for the client, the gateway and the inspector.
+ * Help, the version and an unknown name load them all (commander lists and suggests from what is registered).
+ */
+const COMMAND_FILES: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ['serve'], load: async () => (await import('./serve-command.js')).registerServe },
+  { names: ['dev'], load: async () => (await import('./dev-command.js')).registerDev },
+  { names: ['worker'], load: async () => (await import('./worker-command.js')).registerWorker },
+  {
+    names: ['tools', 'call', 'redeem', 'cancel', 'lock'],
+    load: async () => (await import('./client-commands.js')).registerClientCommands,
+  },
+  { names: ['proxy'], load: async () => (await import('./proxy-command.js')).registerProxy },
+  { names: ['inspect'], load: async () => (await import('./inspect-command.js')).registerInspect },
+  { names: ['login', 'logout'], load: async () => (await import('./login-command.js')).registerLogin },
+];
+
+/** The command files the arguments need: the one naming the command, or every one when none is named. */
+function commandFilesFor(argv: readonly string[]): typeof COMMAND_FILES {
+  const named = argv[2];
+  const one = COMMAND_FILES.find((file) => named !== undefined && file.names.includes(named));
+  return one ? [one] : COMMAND_FILES;
+}
 
 const program = new Command('mcplite')
   .description('Define LLM tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and MCP')
   .version(packageInfo().version)
   // Errors come back here instead of exiting inside commander, so that every failure gets one exit policy.
   .exitOverride();
-registerServe(program);
-registerDev(program);
-registerWorker(program);
-registerClientCommands(program);
-registerProxy(program);
-registerInspect(program);
-registerLogin(program);
+for (const register of await Promise.all(commandFilesFor(process.argv).map((file) => file.load()))) {
+  register(program);
+}
 
 try {
   await program.parseAsync(process.argv);
