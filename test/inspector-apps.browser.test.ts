@@ -1,0 +1,253 @@
+/**
+ * The inspector as an MCP Apps host, in headless Chromium, against a server built with the official SDK's McpServer
+ * (Streamable HTTP): a tool with a `ui://` view is called, the view renders in an iframe sandboxed to an opaque
+ * origin under the policy built from its declared origins (checked from inside the view, where the policy applies),
+ * speaks the view protocol (initialize, tool input and result, resources/read, ui/message, ui/open-link,
+ * size-changed, teardown) and calls an app-only tool that the catalog shows apart, with no console error.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createInspector, type InspectorTarget } from '../src/inspector/index.js';
+import { inspectorTarget } from '../src/inspector/targets/index.js';
+import { listenNode, type NodeListening } from '../src/node.js';
+import { type Browser, launchBrowser } from './support/browser.js';
+import { chromiumMissing } from './support/inspector-browser.js';
+
+const VIEW_URI = 'ui://shelf/view.html';
+/** An origin the view declares (a port nothing listens on) and one it does not: the policy must tell them apart. */
+const DECLARED = 'http://127.0.0.1:9';
+const UNDECLARED = 'http://127.0.0.1:7';
+
+/**
+ * The view, speaking the protocol by hand (the spec's "no SDK needed" form). It reports what only it can see (its
+ * origin, its policy's verdicts) through `ui/message`, the channel the host shows.
+ */
+function viewHtml(linkTarget: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"></head><body>
+<h1 id="title">starting</h1><p id="input"></p><ul id="items"></ul><p id="opened"></p><p id="note"></p>
+<button id="open-b" type="button">Open b</button><p id="torn"></p>
+<script>
+let next = 1;
+const pending = new Map();
+const request = (method, params) => new Promise((resolve, reject) => {
+  const id = next++;
+  pending.set(id, { resolve, reject });
+  parent.postMessage({ jsonrpc: '2.0', id, method, params }, '*');
+});
+const notify = (method, params) => parent.postMessage({ jsonrpc: '2.0', method, params }, '*');
+const say = (text) => request('ui/message', { role: 'user', content: [{ type: 'text', text }] });
+// The policy's verdict on the undeclared origin (a report arrives as its own event, after the fetch settles).
+const violation = new Promise((resolve) => document.addEventListener('securitypolicyviolation', (e) => {
+  if (e.blockedURI.startsWith('${UNDECLARED}')) resolve(e);
+}));
+addEventListener('message', (event) => {
+  if (event.source !== parent) return;
+  const m = event.data;
+  if (m.method === undefined) {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error) p.reject(m.error); else p.resolve(m.result);
+  } else if (m.method === 'ui/notifications/tool-input') {
+    document.getElementById('input').textContent = 'input ' + JSON.stringify(m.params.arguments);
+  } else if (m.method === 'ui/notifications/tool-result') {
+    const list = document.getElementById('items');
+    list.replaceChildren(...m.params.structuredContent.items.map((t) => {
+      const li = document.createElement('li'); li.textContent = t; return li;
+    }));
+  } else if (m.method === 'ui/resource-teardown') {
+    parent.postMessage({ jsonrpc: '2.0', id: m.id, result: {} }, '*');
+  }
+});
+document.getElementById('open-b').addEventListener('click', async () => {
+  const r = await request('tools/call', { name: 'open_item', arguments: { id: 'b' } });
+  document.getElementById('opened').textContent = 'opened ' + r.structuredContent.opened;
+});
+(async () => {
+  const init = await request('ui/initialize', {
+    appInfo: { name: 'shelf', version: '1.0.0' }, appCapabilities: {}, protocolVersion: '2026-01-26',
+  });
+  document.getElementById('title').textContent = 'ready in ' + init.hostInfo.name + ' for ' + init.hostContext.toolInfo.tool.name;
+  notify('ui/notifications/initialized', {});
+  const note = await request('resources/read', { uri: 'note://shelf/hello' });
+  document.getElementById('note').textContent = note.contents[0].text;
+  let undeclared = 'allowed';
+  try { await fetch('${UNDECLARED}/x'); } catch { undeclared = 'refused'; }
+  const v = await violation;
+  await say('origin ' + self.origin + '; undeclared fetch ' + undeclared + ' by ' + v.effectiveDirective);
+  await say('policy ' + v.originalPolicy);
+  let bad = 'opened';
+  try { await request('ui/open-link', { url: 'javascript:alert(1)' }); } catch (e) { bad = 'refused: ' + e.message; }
+  await say('javascript link ' + bad);
+  try { await request('tools/call', { name: 'model_only', arguments: {} }); } catch (e) { await say('model_only ' + e.message); }
+  await request('ui/open-link', { url: '${linkTarget}' });
+  notify('ui/notifications/size-changed', { width: 300, height: 333 });
+})();
+</script></body></html>`;
+}
+
+describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, in Chromium', () => {
+  let http: Server;
+  let mcpUrl: string;
+  let target: InspectorTarget;
+  let listening: NodeListening;
+  let entry: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const origin = () => `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    http = createHttpServer(async (req, res) => {
+      if (req.url === '/linked') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>linked</title>');
+        return;
+      }
+      const server = new McpServer({ name: 'shelf', version: '1.0.0' });
+      server.registerTool(
+        'show_shelf',
+        {
+          description: 'Shows the shelf',
+          inputSchema: { owner: z.string() },
+          _meta: { ui: { resourceUri: VIEW_URI } },
+        },
+        async ({ owner }) => ({
+          content: [{ type: 'text', text: `${owner}'s shelf: a, b` }],
+          structuredContent: { items: ['a', 'b'] },
+        }),
+      );
+      server.registerTool(
+        'open_item',
+        {
+          description: 'Opens one item (the view calls it)',
+          inputSchema: { id: z.string() },
+          _meta: { ui: { resourceUri: VIEW_URI, visibility: ['app'] } },
+        },
+        async ({ id }) => ({
+          content: [{ type: 'text', text: `opened ${id}` }],
+          structuredContent: { opened: id },
+        }),
+      );
+      server.registerTool(
+        'model_only',
+        { description: 'Not for views', _meta: { ui: { visibility: ['model'] } } },
+        async () => ({ content: [{ type: 'text', text: 'no' }] }),
+      );
+      server.registerResource('view', VIEW_URI, { mimeType: 'text/html;profile=mcp-app' }, async () => ({
+        contents: [
+          {
+            uri: VIEW_URI,
+            mimeType: 'text/html;profile=mcp-app',
+            text: viewHtml(`${origin()}/linked`),
+            _meta: {
+              ui: {
+                csp: { connectDomains: [DECLARED, 'https://x.example; script-src *'] },
+                prefersBorder: true,
+              },
+            },
+          },
+        ],
+      }));
+      server.registerResource('note', 'note://shelf/hello', { mimeType: 'text/plain' }, async () => ({
+        contents: [{ uri: 'note://shelf/hello', mimeType: 'text/plain', text: 'hello from a resource' }],
+      }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close());
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    mcpUrl = `${origin()}/mcp`;
+    target = await inspectorTarget(mcpUrl);
+    const inspector = createInspector({ target });
+    listening = await listenNode(inspector.handler, { port: 0 });
+    entry = `${listening.url}${inspector.entryPath}`;
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await listening?.close();
+    await target?.close();
+    http?.closeAllConnections();
+    http?.close();
+  });
+
+  it('renders the view sandboxed under its policy, speaks the protocol and lets the view call an app-only tool', async () => {
+    const page = await browser.context.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    await page.goto(entry);
+
+    // The catalog: the tool with a view is marked, the app-only tool sits apart from what a model would see.
+    await page.locator('[data-tool="show_shelf"] .view-badge').waitFor();
+    expect(await page.locator('[data-type="app-only"] [data-tool="open_item"]').count()).toBe(1);
+    expect(await page.locator('[data-type="app-only"] [data-tool="show_shelf"]').count()).toBe(0);
+
+    await page.locator('[data-tool="show_shelf"]').click();
+    await page.fill('[name="owner"]', 'ada');
+    const popup = browser.context.waitForEvent('page');
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+
+    const frame = page.locator('iframe.app-view');
+    await frame.waitFor();
+    expect(await frame.getAttribute('sandbox')).toBe('allow-scripts');
+    const view = page.frameLocator('iframe.app-view');
+    await view.locator('#title').getByText('ready in mcplite-inspector for show_shelf').waitFor();
+    await view.locator('#input').getByText('input {"owner":"ada"}').waitFor();
+    await view.locator('#items li').nth(1).waitFor();
+    expect(await view.locator('#items li').allTextContents()).toEqual(['a', 'b']);
+    await view.locator('#note').getByText('hello from a resource').waitFor();
+
+    // What the view saw from inside: an opaque origin, the undeclared origin refused by connect-src, and a
+    // policy with the declared origin, the default base-uri, and not the injected directive.
+    const messages = page.locator('.view-message');
+    await messages.filter({ hasText: 'javascript link' }).waitFor();
+    const said = await messages.allTextContents();
+    expect(said[0]).toBe('user: origin null; undeclared fetch refused by connect-src');
+    expect(said[1]).toContain(`connect-src ${DECLARED};`);
+    expect(said[1]).toContain("base-uri 'self'");
+    expect(said[1]).toContain("default-src 'none'");
+    expect(said[1]).not.toContain('script-src *');
+    expect(said[1]).not.toContain('x.example');
+    expect(said[2]).toBe('user: javascript link refused: Invalid URL: only http and https links open');
+    await messages.filter({ hasText: 'model_only' }).waitFor();
+    expect(await messages.filter({ hasText: 'model_only' }).textContent()).toBe(
+      'user: model_only model_only is not callable from a view (its visibility has no "app")',
+    );
+
+    // ui/open-link opened the http link in a new tab; size-changed resized the frame.
+    const opened = await popup;
+    await opened.waitForURL(/\/linked$/);
+    await opened.close();
+    await page.waitForFunction(
+      () => (document.querySelector('iframe.app-view') as HTMLIFrameElement | null)?.style.height === '333px',
+    );
+
+    // A click inside the view calls the app-only tool through the host; the view shows the answer.
+    await view.locator('#open-b').click();
+    await view.locator('#opened').getByText('opened b').waitFor();
+
+    // Calling again tears the old view down and renders a fresh one, which gets the new call's input.
+    await page.fill('[name="owner"]', 'bob');
+    await page.getByRole('button', { name: 'Call', exact: true }).click();
+    await view.locator('#input').getByText('input {"owner":"bob"}').waitFor();
+    expect(await page.locator('iframe.app-view').count()).toBe(1);
+
+    // Picking another tool tears the view down: asked first, it answers, and the frame goes.
+    await page.locator('[data-tool="model_only"]').click();
+    await page.locator('#app-view').waitFor({ state: 'hidden' });
+    expect(await page.locator('.view-closed').textContent()).toBe(
+      'View closed: another tool was selected (the view answered the teardown)',
+    );
+    expect(await page.locator('iframe.app-view').count()).toBe(0);
+
+    // The one console error is the view's refused fetch, the policy doing its job; nothing else.
+    const others = consoleErrors.filter((m) => !m.includes(UNDECLARED));
+    expect(others).toEqual([]);
+    expect(consoleErrors.some((m) => m.includes('Content Security Policy'))).toBe(true);
+  });
+});
