@@ -5,18 +5,14 @@
  * speaks the view protocol (initialize, tool input and result, resources/read, ui/message, ui/open-link,
  * size-changed, teardown) and calls an app-only tool that the catalog shows apart, with no console error.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { createInspector, type InspectorTarget } from '../src/inspector/index.js';
 import { inspectorTarget } from '../src/inspector/targets/index.js';
 import { listenNode, type NodeListening } from '../src/node.js';
 import { type Browser, launchBrowser } from './support/browser.js';
 import { chromiumMissing } from './support/inspector-browser.js';
+import { type Shelf, serveShelf } from './support/sdk-apps-server.js';
 
-const VIEW_URI = 'ui://shelf/view.html';
 /** An origin the view declares (a port nothing listens on) and one it does not: the policy must tell them apart. */
 const DECLARED = 'http://127.0.0.1:9';
 const UNDECLARED = 'http://127.0.0.1:7';
@@ -89,76 +85,20 @@ document.getElementById('open-b').addEventListener('click', async () => {
 }
 
 describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, in Chromium', () => {
-  let http: Server;
-  let mcpUrl: string;
+  let shelf: Shelf;
   let target: InspectorTarget;
   let listening: NodeListening;
   let entry: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    const origin = () => `http://127.0.0.1:${(http.address() as { port: number }).port}`;
-    http = createHttpServer(async (req, res) => {
-      if (req.url === '/linked') {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>linked</title>');
-        return;
-      }
-      const server = new McpServer({ name: 'shelf', version: '1.0.0' });
-      server.registerTool(
-        'show_shelf',
-        {
-          description: 'Shows the shelf',
-          inputSchema: { owner: z.string() },
-          _meta: { ui: { resourceUri: VIEW_URI } },
-        },
-        async ({ owner }) => ({
-          content: [{ type: 'text', text: `${owner}'s shelf: a, b` }],
-          structuredContent: { items: ['a', 'b'] },
-        }),
-      );
-      server.registerTool(
-        'open_item',
-        {
-          description: 'Opens one item (the view calls it)',
-          inputSchema: { id: z.string() },
-          _meta: { ui: { resourceUri: VIEW_URI, visibility: ['app'] } },
-        },
-        async ({ id }) => ({
-          content: [{ type: 'text', text: `opened ${id}` }],
-          structuredContent: { opened: id },
-        }),
-      );
-      server.registerTool(
-        'model_only',
-        { description: 'Not for views', _meta: { ui: { visibility: ['model'] } } },
-        async () => ({ content: [{ type: 'text', text: 'no' }] }),
-      );
-      server.registerResource('view', VIEW_URI, { mimeType: 'text/html;profile=mcp-app' }, async () => ({
-        contents: [
-          {
-            uri: VIEW_URI,
-            mimeType: 'text/html;profile=mcp-app',
-            text: viewHtml(`${origin()}/linked`),
-            _meta: {
-              ui: {
-                csp: { connectDomains: [DECLARED, 'https://x.example; script-src *'] },
-                prefersBorder: true,
-              },
-            },
-          },
-        ],
-      }));
-      server.registerResource('note', 'note://shelf/hello', { mimeType: 'text/plain' }, async () => ({
-        contents: [{ uri: 'note://shelf/hello', mimeType: 'text/plain', text: 'hello from a resource' }],
-      }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => void transport.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
+    shelf = await serveShelf({
+      view: (origin) => ({
+        html: viewHtml(`${origin}/linked`),
+        ui: { csp: { connectDomains: [DECLARED, 'https://x.example; script-src *'] }, prefersBorder: true },
+      }),
     });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    mcpUrl = `${origin()}/mcp`;
-    target = await inspectorTarget(mcpUrl);
+    target = await inspectorTarget(shelf.url);
     const inspector = createInspector({ target });
     listening = await listenNode(inspector.handler, { port: 0 });
     entry = `${listening.url}${inspector.entryPath}`;
@@ -169,8 +109,7 @@ describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, i
     await browser?.close();
     await listening?.close();
     await target?.close();
-    http?.closeAllConnections();
-    http?.close();
+    shelf?.close();
   });
 
   it('renders the view sandboxed under its policy, speaks the protocol and lets the view call an app-only tool', async () => {
