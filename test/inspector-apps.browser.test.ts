@@ -5,6 +5,8 @@
  * speaks the view protocol (initialize, tool input and result, resources/read, ui/message, ui/open-link,
  * size-changed, teardown) and calls an app-only tool that the catalog shows apart, with no console error.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInspector, type InspectorTarget } from '../src/inspector/index.js';
 import { inspectorTarget } from '../src/inspector/targets/index.js';
@@ -81,6 +83,35 @@ document.getElementById('open-b').addEventListener('click', async () => {
   await request('ui/open-link', { url: '${linkTarget}' });
   notify('ui/notifications/size-changed', { width: 300, height: 333 });
 })();
+</script></body></html>`;
+}
+
+/**
+ * A view written with the ext-apps package's own view SDK (its `App` class, from the self-contained
+ * `app-with-deps` build, inlined since a view has no other origin to load it from).
+ */
+function sdkViewHtml(): string {
+  const file = createRequire(import.meta.url).resolve('@modelcontextprotocol/ext-apps/app-with-deps');
+  const bundle = readFileSync(file, 'utf8');
+  const local = /export\{[^}]*?\b([\w$]+) as App\b/.exec(bundle)?.[1];
+  if (!local) throw new Error(`No App export in ${file}`);
+  return `<!doctype html><html><head><meta charset="utf-8"></head><body>
+<h1 id="input">starting</h1><ul id="items"></ul><button id="open-b" type="button">Open b</button><p id="opened"></p>
+<script type="module">
+${bundle}
+const app = new ${local}({ name: 'shelf-sdk', version: '1.0.0' });
+app.ontoolinput = (params) => { document.getElementById('input').textContent = 'input ' + JSON.stringify(params.arguments); };
+app.ontoolresult = (result) => {
+  document.getElementById('items').replaceChildren(...result.structuredContent.items.map((t) => {
+    const li = document.createElement('li'); li.textContent = t; return li;
+  }));
+};
+document.getElementById('open-b').addEventListener('click', async () => {
+  const r = await app.callServerTool({ name: 'open_item', arguments: { id: 'b' } });
+  document.getElementById('opened').textContent = 'opened ' + r.structuredContent.opened;
+});
+await app.connect();
+await app.sendMessage({ role: 'user', content: [{ type: 'text', text: 'SDK view connected to ' + app.getHostVersion().name }] });
 </script></body></html>`;
 }
 
@@ -188,5 +219,33 @@ describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, i
     const others = consoleErrors.filter((m) => !m.includes(UNDECLARED));
     expect(others).toEqual([]);
     expect(consoleErrors.some((m) => m.includes('Content Security Policy'))).toBe(true);
+  });
+  it("hosts a view written with the ext-apps package's App class", async () => {
+    const sdkShelf = await serveShelf({ view: () => ({ html: sdkViewHtml(), ui: {} }) });
+    const sdkTarget = await inspectorTarget(sdkShelf.url);
+    const inspector = createInspector({ target: sdkTarget });
+    const sdkListening = await listenNode(inspector.handler, { port: 0 });
+    try {
+      const page = await browser.context.newPage();
+      const consoleErrors: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text());
+      });
+      page.on('pageerror', (e) => consoleErrors.push(e.message));
+      await page.goto(`${sdkListening.url}${inspector.entryPath}#show_shelf`);
+      await page.locator('[name="owner"]').fill('ada');
+      await page.getByRole('button', { name: 'Call', exact: true }).click();
+      const view = page.frameLocator('iframe.app-view');
+      await view.locator('#input').getByText('input {"owner":"ada"}').waitFor();
+      await view.locator('#items li').nth(1).waitFor();
+      await page.locator('.view-message', { hasText: 'SDK view connected to mcplite-inspector' }).waitFor();
+      await view.locator('#open-b').click();
+      await view.locator('#opened').getByText('opened b').waitFor();
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await sdkListening.close();
+      await sdkTarget.close();
+      sdkShelf.close();
+    }
   });
 });
