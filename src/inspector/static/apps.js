@@ -131,10 +131,7 @@ export function openView(panel, { tool, args, tools }) {
   let prepared = {};
 
   /** @param {string} direction @param {string} text */
-  const note = (direction, text) => {
-    log.append(el('li', { text: `${direction} ${text}`.slice(0, 500) }));
-    while (log.childElementCount > MAX_LOG) log.firstElementChild?.remove();
-  };
+  const note = (direction, text) => append(log, el('li', { text: `${direction} ${text}`.slice(0, 500) }));
   /** @param {Record<string, unknown>} msg */
   const send = (msg) => {
     if (closed || !frame?.contentWindow) return;
@@ -170,7 +167,10 @@ export function openView(panel, { tool, args, tools }) {
       waiting.delete(msg.id);
       return;
     }
-    note('←', msg.method);
+    note(
+      '←',
+      msg.method === 'tools/call' ? `tools/call ${String(msg.params?.name).slice(0, 256)}` : msg.method,
+    );
     const params = isRecord(msg.params) ? msg.params : {};
     if (!('id' in msg)) return notification(msg.method, params);
     request(msg.method, params).then(
@@ -240,7 +240,8 @@ export function openView(panel, { tool, args, tools }) {
       case 'ui/open-link':
         return openLink(params.url);
       case 'ui/update-model-context':
-        messages.append(
+        append(
+          messages,
           el('li', {
             class: 'view-context',
             text: `model context: ${JSON.stringify(params).slice(0, 2000)}`,
@@ -289,7 +290,7 @@ export function openView(panel, { tool, args, tools }) {
     const text = params.content
       .map((/** @type {any} */ b) => (isRecord(b) && b.type === 'text' ? String(b.text) : JSON.stringify(b)))
       .join('\n');
-    messages.append(el('li', { class: 'view-message', text: `${String(params.role ?? 'user')}: ${text}` }));
+    append(messages, el('li', { class: 'view-message', text: `${String(params.role ?? 'user')}: ${text}` }));
     return {};
   }
 
@@ -379,6 +380,12 @@ export function openView(panel, { tool, args, tools }) {
     status.className = 'muted view-closed';
   }
   return handle;
+}
+
+/** Appends to a list the view fills, keeping its last MAX_LOG entries. @param {HTMLElement} list @param {HTMLElement} item */
+function append(list, item) {
+  list.append(item);
+  while (list.childElementCount > MAX_LOG) list.firstElementChild?.remove();
 }
 
 /** @param {number} code @param {string} message */
