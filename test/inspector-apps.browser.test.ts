@@ -26,15 +26,21 @@ const UNDECLARED = 'http://127.0.0.1:7';
 function viewHtml(linkTarget: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"></head><body>
 <h1 id="title">starting</h1><p id="input"></p><ul id="items"></ul><p id="opened"></p><p id="note"></p>
-<button id="open-b" type="button">Open b</button><p id="torn"></p>
+<button id="open-b" type="button">Open b</button>
 <script>
 let next = 1;
 const pending = new Map();
-const request = (method, params) => new Promise((resolve, reject) => {
-  const id = next++;
-  pending.set(id, { resolve, reject });
-  parent.postMessage({ jsonrpc: '2.0', id, method, params }, '*');
+const raw = (message) => new Promise((resolve, reject) => {
+  pending.set(message.id, { resolve, reject });
+  parent.postMessage(message, '*');
 });
+const request = (method, params) => raw({ jsonrpc: '2.0', id: next++, method, params });
+// Every notification from the host, in order, and whether it came before this view said it was initialized.
+const heard = [];
+let initializedSent = false;
+let early = 0;
+let resulted;
+const result = new Promise((resolve) => { resulted = resolve; });
 const notify = (method, params) => parent.postMessage({ jsonrpc: '2.0', method, params }, '*');
 const say = (text) => request('ui/message', { role: 'user', content: [{ type: 'text', text }] });
 // The policy's verdict on the undeclared origin (a report arrives as its own event, after the fetch settles).
@@ -44,6 +50,10 @@ const violation = new Promise((resolve) => document.addEventListener('securitypo
 addEventListener('message', (event) => {
   if (event.source !== parent) return;
   const m = event.data;
+  if (m.method !== undefined && m.id === undefined) {
+    heard.push(m.method);
+    if (!initializedSent) early++;
+  }
   if (m.method === undefined) {
     const p = pending.get(m.id);
     pending.delete(m.id);
@@ -55,6 +65,7 @@ addEventListener('message', (event) => {
     list.replaceChildren(...m.params.structuredContent.items.map((t) => {
       const li = document.createElement('li'); li.textContent = t; return li;
     }));
+    resulted();
   } else if (m.method === 'ui/resource-teardown') {
     parent.postMessage({ jsonrpc: '2.0', id: m.id, result: {} }, '*');
   }
@@ -68,9 +79,14 @@ document.getElementById('open-b').addEventListener('click', async () => {
     appInfo: { name: 'shelf', version: '1.0.0' }, appCapabilities: {}, protocolVersion: '2026-01-26',
   });
   document.getElementById('title').textContent = 'ready in ' + init.hostInfo.name + ' for ' + init.hostContext.toolInfo.tool.name;
-  notify('ui/notifications/initialized', {});
+  // A round trip to the server before saying so: the tool's result most likely arrives at the host meanwhile,
+  // and must wait there.
   const note = await request('resources/read', { uri: 'note://shelf/hello' });
   document.getElementById('note').textContent = note.contents[0].text;
+  initializedSent = true;
+  notify('ui/notifications/initialized', {});
+  await result;
+  await say('heard ' + heard.join(', ') + '; before initialized ' + early);
   let undeclared = 'allowed';
   try { await fetch('${UNDECLARED}/x'); } catch { undeclared = 'refused'; }
   const v = await violation;
@@ -80,6 +96,8 @@ document.getElementById('open-b').addEventListener('click', async () => {
   try { await request('ui/open-link', { url: 'javascript:alert(1)' }); } catch (e) { bad = 'refused: ' + e.message; }
   await say('javascript link ' + bad);
   try { await request('tools/call', { name: 'model_only', arguments: {} }); } catch (e) { await say('model_only ' + e.message); }
+  try { await request('bogus/method', {}); } catch (e) { await say('bogus ' + e.code + ' ' + e.message); }
+  try { await raw({ jsonrpc: '2.0', id: 'long', method: 'x'.repeat(200) }); } catch (e) { await say('long ' + e.code + ' ' + e.message); }
   await request('ui/open-link', { url: '${linkTarget}' });
   notify('ui/notifications/size-changed', { width: 300, height: 333 });
 })();
@@ -177,6 +195,11 @@ describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, i
     const messages = page.locator('.view-message');
     await messages.filter({ hasText: 'javascript link' }).waitFor();
     const said = await messages.allTextContents();
+    // Nothing before initialized; then the input once, then the result that was held back.
+    expect(said[0]).toBe(
+      'user: heard ui/notifications/tool-input, ui/notifications/tool-result; before initialized 0',
+    );
+    said.shift();
     expect(said[0]).toBe('user: origin null; undeclared fetch refused by connect-src');
     expect(said[1]).toContain(`connect-src ${DECLARED};`);
     expect(said[1]).toContain("base-uri 'self'");
@@ -187,6 +210,13 @@ describe.skipIf(chromiumMissing !== undefined)('inspector as an MCP Apps host, i
     await messages.filter({ hasText: 'model_only' }).waitFor();
     expect(await messages.filter({ hasText: 'model_only' }).textContent()).toBe(
       'user: model_only model_only is not callable from a view (its visibility has no "app")',
+    );
+    await messages.filter({ hasText: 'long ' }).waitFor();
+    expect(await messages.filter({ hasText: 'bogus ' }).textContent()).toBe(
+      'user: bogus -32601 Method not found: bogus/method',
+    );
+    expect(await messages.filter({ hasText: 'long ' }).textContent()).toBe(
+      'user: long -32600 Invalid request: a bad method',
     );
 
     // ui/open-link opened the http link in a new tab; size-changed resized the frame.
