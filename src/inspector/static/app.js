@@ -212,7 +212,7 @@ async function round(route, body, fresh) {
           list.scrollTop = list.scrollHeight;
         } else if (event === 'result') {
           outcome = data.outcome;
-          show(data);
+          show(data, route);
         }
       },
       controller.signal,
@@ -225,10 +225,13 @@ async function round(route, body, fresh) {
   return outcome;
 }
 
-/** @param {any} data */
-function show(data) {
+/** @param {any} data @param {string} [route] the local API route of the round (`call`, `answer`, `redeem`, `cancel`) */
+function show(data, route = 'call') {
   const { outcome } = data;
-  if (view && outcome?.type !== 'promise' && outcome?.type !== 'elicitation') view.setResult(data);
+  // The view hears how the call ended: cancelled from the page, or its result (a promise or an elicitation has not
+  // ended it yet).
+  if (view && route === 'cancel') view.cancelled('cancelled from the inspector');
+  else if (view && outcome?.type !== 'promise' && outcome?.type !== 'elicitation') view.setResult(data);
   const panel = outcomePanel(outcome);
   $('outcome').replaceChildren(panel);
   renderMeta(/** @type {HTMLElement} */ ($('meta')), data.meta);

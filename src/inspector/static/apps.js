@@ -90,7 +90,7 @@ const validId = (id) =>
   (typeof id === 'string' && id.length <= 128) || (typeof id === 'number' && Number.isSafeInteger(id));
 
 /**
- * @typedef {{ setResult(data: any): void, close(reason: string): Promise<void> }} ViewHandle
+ * @typedef {{ setResult(data: any): void, cancelled(reason: string): void, close(reason: string): Promise<void> }} ViewHandle
  */
 
 /**
@@ -122,7 +122,7 @@ export function openView(panel, { tool, args, tools }) {
   let initialized = false;
   let inputSent = false;
   let closed = false;
-  /** @type {Record<string, unknown> | undefined} */
+  /** The call's end (its result, or its cancellation), held until the view is initialized. @type {{ method: string, params: Record<string, unknown> } | undefined} */
   let heldResult;
   let nextId = 1;
   /** @type {Map<string | number, (msg: any) => void>} */
@@ -146,7 +146,7 @@ export function openView(panel, { tool, args, tools }) {
       send({ method: 'ui/notifications/tool-input', params: { arguments: args } });
     }
     if (heldResult) {
-      send({ method: 'ui/notifications/tool-result', params: heldResult });
+      send({ method: `ui/notifications/${heldResult.method}`, params: heldResult.params });
       heldResult = undefined;
     }
   };
@@ -347,7 +347,11 @@ export function openView(panel, { tool, args, tools }) {
   /** @type {ViewHandle} */
   const handle = {
     setResult(data) {
-      heldResult = toCallToolResult(data);
+      heldResult = { method: 'tool-result', params: toCallToolResult(data) };
+      flush();
+    },
+    cancelled(reason) {
+      heldResult = { method: 'tool-cancelled', params: { reason } };
       flush();
     },
     async close(reason) {
