@@ -113,7 +113,8 @@ export class InspectorApi {
     return this.round(request, 'cancel', (options) => this.target.cancel(token, options));
   }
 
-  private roundOptions(request: NeutralRequest): RoundOptions {
+  /** The options of a round for `request`: its signal, its peer, the page's `Authorization`. */
+  roundOptions(request: NeutralRequest): RoundOptions {
     const authorization = request.headers.authorization;
     return {
       signal: request.signal,

@@ -6,6 +6,7 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../core/ht
 import { stderrLogger, toLogger } from '../core/log-output.js';
 import type { LoggerLike } from '../core/logger.js';
 import { InspectorApi, type InspectorApiLimits, json } from './api.js';
+import { type ViewLimits, ViewStore } from './apps.js';
 import { InspectorCredentials, TOKEN_HEADER, TOKEN_PARAMETER } from './credentials.js';
 import { checkInspectorRequest, type InspectorGuardOptions } from './guard.js';
 import type { InspectorSignIn } from './sign-in.js';
@@ -29,7 +30,7 @@ export { createMcpLiteHttpTarget, type McpLiteHttpTargetOptions } from './target
 export { fetchTransport, handlerTransport, type Transport } from './targets/transport.js';
 
 /** Options of the inspector's handler. */
-export interface InspectorOptions extends InspectorGuardOptions, InspectorApiLimits {
+export interface InspectorOptions extends InspectorGuardOptions, InspectorApiLimits, ViewLimits {
   /** What the page inspects and calls. */
   target: InspectorTarget;
   /** Where the page lives. Default `/inspector/`. */
@@ -76,11 +77,12 @@ export interface Inspector {
   entryPath: string;
 }
 
-// The page loads only its own files: no inline script, no other origin, no framing (clickjacking).
+// The page loads only its own files: no inline script, no other origin, no framing (clickjacking). It frames
+// only its own `view/<id>` documents (MCP Apps views, each sandboxed to an opaque origin with a policy of its own).
 const PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cross-origin-resource-policy': 'same-origin',
@@ -98,6 +100,7 @@ export function createInspector(options: InspectorOptions): Inspector {
   const token = options.token ?? randomBytes(16).toString('base64url');
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const api = new InspectorApi(options.target, options);
+  const views = new ViewStore(options.target, options);
   const assets = pageAssets();
   const page = assets.get('index.html')!.body;
   const credentials = new InspectorCredentials(token, mount);
@@ -159,6 +162,12 @@ export function createInspector(options: InspectorOptions): Inspector {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       throw new McpLiteError('method_not_allowed', 'Use GET');
     }
+    if (rest.startsWith('view/')) {
+      const view = views.serve(rest.slice(5));
+      if (!view)
+        throw new McpLiteError('method_not_found', 'Not found: this view expired; call the tool again');
+      return view;
+    }
     if (rest === '') {
       return {
         status: 200,
@@ -219,6 +228,10 @@ export function createInspector(options: InspectorOptions): Inspector {
         return json(200, api.snippets(fields, options.target.target ?? targetUrl(request)));
       case 'call':
         return api.call(request, fields);
+      case 'view':
+        return json(200, await views.prepare(fields.uri, api.roundOptions(request)));
+      case 'read':
+        return json(200, await views.readForView(fields.uri, api.roundOptions(request)));
       case 'answer':
         return api.answer(request, fields);
       case 'redeem':
@@ -249,9 +262,13 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const POST_ROUTES: Readonly<Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel'>> = {
+const POST_ROUTES: Readonly<
+  Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel' | 'view' | 'read'>
+> = {
   snippets: 'snippets',
   call: 'call',
+  view: 'view',
+  read: 'read',
   answer: 'answer',
   redeem: 'redeem',
   cancel: 'cancel',

@@ -24,6 +24,11 @@ export interface InspectorTarget {
   redeem(token: string, options?: RoundOptions & { waitMs?: number }): Promise<TargetReply>;
   /** Cancels a promise. */
   cancel(token: string, options?: RoundOptions): Promise<TargetReply>;
+  /**
+   * `resources/read`: the contents of a resource (an MCP Apps view, a view's own reads). Absent where the binding
+   * carries no resources (MCP-lite, gRPC, Webtools), unless whoever built the target supplied it.
+   */
+  readResource?(uri: string, options?: RoundOptions): Promise<unknown[]>;
   /** Releases connections and child processes. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 // @ts-check
 /** The inspector page: catalog, call form, live rounds, history, copy-as. */
 import { getJson, postJson, postRound, setBearer } from './api.js';
+import { isAppOnly, openView, viewOf } from './apps.js';
 import { clearErrors, el, markErrors, markMissing, renderSchemaForm } from './form.js';
 import { promisePanel } from './promise.js';
 import { outcomePanel, pretty, rawResponse, renderMeta } from './render.js';
@@ -16,6 +17,8 @@ let current;
 let readForm = () => ({ args: {}, missing: [] });
 /** @type {AbortController | undefined} */
 let running;
+/** The MCP Apps view of the last call, while it is shown. @type {import('./apps.js').ViewHandle | undefined} */
+let view;
 /** @type {{ tool: string, args: Record<string, unknown>, outcome: string, at: string }[]} */
 const calls = JSON.parse(sessionStorage.getItem('mcplite-history') ?? '[]');
 const MAX_HISTORY = 50;
@@ -95,24 +98,36 @@ async function loadTools(listing) {
     return;
   }
   tools = body.tools;
-  // Grouped by `@type`, in first-seen order, tools without one last.
+  // Grouped by `@type`, in first-seen order, tools without one last; app-only tools (MCP Apps) apart: a model never
+  // sees them, only their server's views call them.
   /** @type {Map<string, any[]>} */
   const groups = new Map();
   for (const t of tools) {
-    const type = t['@type'] ?? 'other';
+    const type = isAppOnly(t) ? APP_ONLY : (t['@type'] ?? 'other');
     groups.set(type, [...(groups.get(type) ?? []), t]);
+  }
+  if (groups.has(APP_ONLY)) {
+    const appOnly = /** @type {any[]} */ (groups.get(APP_ONLY));
+    groups.delete(APP_ONLY);
+    groups.set(APP_ONLY, appOnly);
   }
   nav.replaceChildren(el('h2', { text: `Tools (${tools.length})` }));
   for (const [type, list] of groups) {
     const items = list.map((t) => {
       const button = el('button', { type: 'button', class: 'tool-link', 'data-tool': t.name, text: t.name });
       if (t.description) button.title = t.description;
+      if (viewOf(t).resourceUri && !isAppOnly(t))
+        button.append(
+          el('span', { class: 'badge view-badge', text: 'view', title: 'Renders an MCP Apps view' }),
+        );
       button.addEventListener('click', () => select(t.name));
       return el('li', {}, [button]);
     });
     nav.append(
       el('section', { class: 'group', 'data-type': type }, [
-        el('h3', { text: `@type ${type}` }),
+        el('h3', {
+          text: type === APP_ONLY ? 'App only (hidden from models; views call them)' : `@type ${type}`,
+        }),
         el('ul', {}, items),
       ]),
     );
@@ -137,12 +152,26 @@ function select(name, args) {
   readForm = renderSchemaForm(current.inputSchema ?? {}, $('fields'), args);
   $('copy-text').hidden = true;
   $('result').hidden = true;
+  void closeView('another tool was selected');
+}
+
+/** Tears the shown view down, if any; resolves once it is gone. @param {string} reason */
+async function closeView(reason) {
+  const shown = view;
+  view = undefined;
+  if (!shown) return;
+  await shown.close(reason);
+  if (!view) $('app-view').hidden = true;
 }
 
 /** Runs a call and shows it live. @param {string} tool @param {Record<string, unknown>} args */
 async function call(tool, args) {
   clearErrors($('call-form'));
   const stream = /** @type {HTMLInputElement} */ ($('stream')).checked;
+  await closeView('the tool was called again');
+  // The view loads while the tool runs (the spec's order); its result is held until the view is initialized.
+  const listed = tools.find((t) => t.name === tool);
+  if (listed && viewOf(listed).resourceUri) view = openView($('app-view'), { tool: listed, args, tools });
   const outcome = await round('call', { tool, arguments: args, stream }, true);
   remember(tool, args, outcome?.type ?? 'error');
 }
@@ -183,7 +212,7 @@ async function round(route, body, fresh) {
           list.scrollTop = list.scrollHeight;
         } else if (event === 'result') {
           outcome = data.outcome;
-          show(data);
+          show(data, route);
         }
       },
       controller.signal,
@@ -196,9 +225,13 @@ async function round(route, body, fresh) {
   return outcome;
 }
 
-/** @param {any} data */
-function show(data) {
+/** @param {any} data @param {string} [route] the local API route of the round (`call`, `answer`, `redeem`, `cancel`) */
+function show(data, route = 'call') {
   const { outcome } = data;
+  // The view hears how the call ended: cancelled from the page, or its result (a promise or an elicitation has not
+  // ended it yet).
+  if (view && route === 'cancel') view.cancelled('cancelled from the inspector');
+  else if (view && outcome?.type !== 'promise' && outcome?.type !== 'elicitation') view.setResult(data);
   const panel = outcomePanel(outcome);
   $('outcome').replaceChildren(panel);
   renderMeta(/** @type {HTMLElement} */ ($('meta')), data.meta);
@@ -297,5 +330,8 @@ async function copy(kind) {
   pre.hidden = false;
   navigator.clipboard?.writeText(text).catch(() => {});
 }
+
+/** The catalog group of app-only tools. */
+const APP_ONLY = 'app-only';
 
 void start();

@@ -78,6 +78,8 @@ export function createClientTarget(client: Client): InspectorTarget {
         type: 'answer',
         value: await client.cancel(token, options.signal ? { signal: options.signal } : {}),
       })),
+    readResource: (uri, options = {}) =>
+      client.readResource(uri, options.signal ? { signal: options.signal } : {}),
     close: () => client.close(),
   };
 }

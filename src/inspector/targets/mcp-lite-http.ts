@@ -26,6 +26,11 @@ export interface McpLiteHttpTargetOptions {
   maxResponseBytes?: number;
   /** Most bytes of a streamed (SSE) response kept for display; the rest is counted, not kept. Default 256 KiB. */
   maxShownStreamBytes?: number;
+  /**
+   * `resources/read` by another way than the wire (MCP-lite carries no resources): `serve` passes its server's own
+   * read, so that the inspector on a server can render the server's MCP Apps views.
+   */
+  readResource?: (uri: string, options: RoundOptions) => Promise<unknown[]>;
 }
 
 /**
@@ -164,6 +169,7 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
   return {
     binding: 'mcp-lite-http',
     target: options.target,
+    ...(options.readResource ? { readResource: options.readResource } : {}),
     async listTools(opts = {}) {
       const { exchange, result, error } = await round('listtools', {}, 'application/json', opts);
       const tools = (exchange.response as { body?: { tools?: unknown } } | undefined)?.body?.tools;
