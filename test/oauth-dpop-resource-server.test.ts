@@ -13,7 +13,12 @@ import { type RunningServer, serve } from '../src/node.js';
 import { boundToken, type DpopKey, dpopHeaders, dpopKey, proof } from './support/dpop.js';
 import * as probes from './support/dpop-probes.js';
 import { freePort } from './support/free-port.js';
-import { OPAQUE_CLIENT, type OidcIssuer, RESOURCE_SERVER_CLIENT, startOidcIssuer } from './support/oidc-issuer.js';
+import {
+  type OidcIssuer,
+  OPAQUE_CLIENT,
+  RESOURCE_SERVER_CLIENT,
+  startOidcIssuer,
+} from './support/oidc-issuer.js';
 
 const whoami = defineTool({
   name: 'whoami',
@@ -72,7 +77,10 @@ afterAll(async () => {
 const BINDINGS: Array<[string, () => probes.DpopProbe]> = [
   ['MCP Streamable HTTP', () => probes.mcpInitialize(origin)],
   ['MCP-lite HTTP', () => probes.mcpLiteHttp(origin)],
-  ['MCP-lite WebSocket', () => probes.webSocket(`${origin.replace('http', 'ws')}/mcp-lite/v1/ws`, 'mcp-lite')],
+  [
+    'MCP-lite WebSocket',
+    () => probes.webSocket(`${origin.replace('http', 'ws')}/mcp-lite/v1/ws`, 'mcp-lite'),
+  ],
   ['MCP WebSocket', () => probes.webSocket(`${origin.replace('http', 'ws')}/mcp`, 'mcp')],
   ['gRPC', () => probes.grpc(allowed.grpc!.address)],
 ];
@@ -203,7 +211,10 @@ describe('DPoP required, with nonces and introspection', () => {
   const BOUND: Array<[string, () => probes.DpopProbe]> = [
     ['MCP-lite HTTP', () => probes.mcpLiteHttp(requiredOrigin)],
     ['MCP Streamable HTTP', () => probes.mcpInitialize(requiredOrigin)],
-    ['MCP-lite WebSocket', () => probes.webSocket(`${requiredOrigin.replace('http', 'ws')}/mcp-lite/v1/ws`, 'mcp-lite')],
+    [
+      'MCP-lite WebSocket',
+      () => probes.webSocket(`${requiredOrigin.replace('http', 'ws')}/mcp-lite/v1/ws`, 'mcp-lite'),
+    ],
     ['gRPC', () => probes.grpc(required.grpc!.address)],
   ];
 
@@ -214,33 +225,47 @@ describe('DPoP required, with nonces and introspection', () => {
     expect(first.status).toBe(401);
     expect(first.challenge).toMatch(/^DPoP error="use_dpop_nonce", /);
     expect(first.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const second = await probe.send(await dpopHeaders(key, token, probe.htm, probe.htu, { nonce: first.nonce! }));
+    const second = await probe.send(
+      await dpopHeaders(key, token, probe.htm, probe.htu, { nonce: first.nonce! }),
+    );
     expect(second.status).toBe(200);
-    const stale = await probe.send(await dpopHeaders(key, token, probe.htm, probe.htu, { nonce: 'not-a-nonce' }));
+    const stale = await probe.send(
+      await dpopHeaders(key, token, probe.htm, probe.htu, { nonce: 'not-a-nonce' }),
+    );
     expect(stale.challenge).toContain('use_dpop_nonce');
   });
 
-  it.each(BOUND)('refuses an unbound token on %s, naming only the DPoP scheme', async (_binding, makeProbe) => {
-    const probe = makeProbe();
-    const bearer = await issuer.clientCredentialsToken({ resource: requiredResource });
-    const r = await probe.send({ authorization: `Bearer ${bearer}` });
-    expect(r.status).toBe(401);
-    expect(r.challenge).toMatch(/^DPoP error="invalid_token", error_description="[^"]+", algs="[^"]+", resource_metadata="/);
-    const none = await probe.send({});
-    expect(none.challenge).toBe(
-      `DPoP algs="${ALGS}", resource_metadata="${requiredOrigin}/.well-known/oauth-protected-resource/mcp"`,
-    );
-  });
+  it.each(BOUND)(
+    'refuses an unbound token on %s, naming only the DPoP scheme',
+    async (_binding, makeProbe) => {
+      const probe = makeProbe();
+      const bearer = await issuer.clientCredentialsToken({ resource: requiredResource });
+      const r = await probe.send({ authorization: `Bearer ${bearer}` });
+      expect(r.status).toBe(401);
+      expect(r.challenge).toMatch(
+        /^DPoP error="invalid_token", error_description="[^"]+", algs="[^"]+", resource_metadata="/,
+      );
+      const none = await probe.send({});
+      expect(none.challenge).toBe(
+        `DPoP algs="${ALGS}", resource_metadata="${requiredOrigin}/.well-known/oauth-protected-resource/mcp"`,
+      );
+    },
+  );
 
   it("reads an opaque token's binding from the introspection answer", async () => {
     const probe = probes.mcpLiteHttp(requiredOrigin);
-    const opaque = await boundToken(issuer.issuer, key, { resource: requiredResource, client: OPAQUE_CLIENT });
+    const opaque = await boundToken(issuer.issuer, key, {
+      resource: requiredResource,
+      client: OPAQUE_CLIENT,
+    });
     expect(opaque.split('.')).toHaveLength(1);
     const ask = await probe.send(await dpopHeaders(key, opaque, probe.htm, probe.htu));
     const ok = await probe.send(await dpopHeaders(key, opaque, probe.htm, probe.htu, { nonce: ask.nonce! }));
     expect(ok.status).toBe(200);
     expect(JSON.stringify(ok.answer)).toContain('"clientId":"opaque-machine"');
-    const other = await probe.send(await dpopHeaders(otherKey, opaque, probe.htm, probe.htu, { nonce: ask.nonce! }));
+    const other = await probe.send(
+      await dpopHeaders(otherKey, opaque, probe.htm, probe.htu, { nonce: ask.nonce! }),
+    );
     expect(other.status).toBe(401);
     expect((await probe.send({ authorization: `Bearer ${opaque}` })).status).toBe(401);
   });

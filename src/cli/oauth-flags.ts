@@ -82,7 +82,8 @@ export function oauthFromFlags(
     }
     introspection = { endpoint: flags.oauthIntrospection, clientId, clientSecret };
   }
-  if (flags.oauthDpopNonce && !flags.oauthDpop) throw new CliError('--oauth-dpop-nonce goes with --oauth-dpop');
+  if (flags.oauthDpopNonce && !flags.oauthDpop)
+    throw new CliError('--oauth-dpop-nonce goes with --oauth-dpop');
   const nonceSecret = env.MCPLITE_DPOP_NONCE_SECRET;
   const nonce = flags.oauthDpopNonce ? (nonceSecret ? { secret: nonceSecret } : true) : undefined;
   try {

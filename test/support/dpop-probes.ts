@@ -65,12 +65,20 @@ export function mcpInitialize(origin: string): DpopProbe {
     async send(headers) {
       const res = await fetch(htu, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 0,
           method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'probe', version: '1' },
+          },
         }),
       });
       const text = await res.text();

@@ -92,7 +92,8 @@ export class DpopChecks {
     }
     this.algorithms = settings.algorithms ?? DEFAULT_ALGORITHMS;
     for (const alg of this.algorithms) {
-      if (alg === 'none' || /^HS/i.test(alg)) throw new Error(`Refusing the algorithm ${alg} for DPoP proofs`);
+      if (alg === 'none' || /^HS/i.test(alg))
+        throw new Error(`Refusing the algorithm ${alg} for DPoP proofs`);
     }
     this.lifetime = settings.proofLifetimeSeconds ?? 60;
     this.skew = settings.clockSkewSeconds ?? 5;
@@ -112,7 +113,11 @@ export class DpopChecks {
    * one well-formed `dpop+jwt`, an accepted asymmetric algorithm, a public `jwk` that verifies the signature, the
    * request's method and URL, a recent `iat`, the nonce when nonces are on, and the token's hash.
    */
-  async check(proof: string | undefined, target: RequestTarget | undefined, token: string): Promise<CheckedProof> {
+  async check(
+    proof: string | undefined,
+    target: RequestTarget | undefined,
+    token: string,
+  ): Promise<CheckedProof> {
     if (proof === undefined || proof === '') throw refused('a DPoP request needs one DPoP proof header');
     if (proof.length > MAX_PROOF_LENGTH) throw refused('the DPoP proof is too large');
     // Repeated headers arrive joined with ", "; a compact JWS has neither.
@@ -148,7 +153,8 @@ export class DpopChecks {
       };
       throw new ChallengedRefusal(detail);
     }
-    if (ath !== base64url.encode(sha256(token))) throw refused('the DPoP proof is for another access token (ath)');
+    if (ath !== base64url.encode(sha256(token)))
+      throw refused('the DPoP proof is for another access token (ath)');
     return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti };
   }
 

@@ -147,7 +147,8 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
       const claims = await claimsOf(token);
       const principal = principalOf(claims);
       // A stolen bound token must not work as a bearer token (RFC 9449 section 7.1).
-      if (boundKey(claims) !== undefined) throw bearerRefused('the access token is DPoP-bound: send it as DPoP');
+      if (boundKey(claims) !== undefined)
+        throw bearerRefused('the access token is DPoP-bound: send it as DPoP');
       if (dpop.mode === 'required') throw bearerRefused('this server takes DPoP-bound tokens only');
       return principal;
     }
