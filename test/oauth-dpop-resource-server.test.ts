@@ -278,3 +278,38 @@ describe('DPoP required, with nonces and introspection', () => {
     });
   });
 });
+
+describe('the replay cache, bounded per caller', () => {
+  it("answers a caller past its bound with 429, and another caller's proofs are still taken", async () => {
+    const port = await freePort();
+    const small = `http://127.0.0.1:${port}`;
+    const running = await serve(
+      createServer({
+        name: 'small',
+        tools: [whoami],
+        auth: oauthResourceServer({
+          issuer: issuer.issuer,
+          resource: `${small}/mcp`,
+          dpop: { mode: 'allowed', maxReplayEntriesPerCaller: 2 },
+          introspection: { endpoint: issuer.introspectionEndpoint, ...RESOURCE_SERVER_CLIENT },
+        }),
+      }),
+      { port, host: '127.0.0.1' },
+    );
+    try {
+      const probe = probes.mcpLiteHttp(small);
+      const machine = await boundToken(issuer.issuer, key, { resource: `${small}/mcp` });
+      const other = await boundToken(issuer.issuer, otherKey, {
+        resource: `${small}/mcp`,
+        client: OPAQUE_CLIENT,
+      });
+      const send = (k: DpopKey, t: string) => dpopHeaders(k, t, probe.htm, probe.htu).then(probe.send);
+      expect((await send(key, machine)).status).toBe(200);
+      expect((await send(key, machine)).status).toBe(200);
+      expect((await send(key, machine)).status).toBe(429);
+      expect((await send(otherKey, other)).status).toBe(200);
+    } finally {
+      await running.close(500);
+    }
+  });
+});
