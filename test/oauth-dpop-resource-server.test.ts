@@ -1,9 +1,9 @@
 /**
  * DPoP on the resource server (RFC 9449) against a real authorization server (oidc-provider with DPoP on, issuing
  * DPoP-bound JWT access tokens by the client credentials grant): a bound token is taken with a valid proof and
- * refused without one (as a plain Bearer token, or with no proof), with a replayed jti, a wrong htu or htm, a proof
- * of another key, on MCP, MCP-lite HTTP, both WebSockets and gRPC; `required` refuses unbound tokens; nonces; an
- * opaque bound token's key from introspection; the challenges and the metadata.
+ * refused without one (as a plain Bearer token, or with no proof), with a replayed jti, a wrong htu or htm, a
+ * proof of another key, on MCP, MCP-lite HTTP, Webtools, both WebSockets and gRPC; `required` refuses unbound
+ * tokens; nonces; an opaque bound token's key from introspection; the challenges and the metadata.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -77,6 +77,7 @@ afterAll(async () => {
 const BINDINGS: Array<[string, () => probes.DpopProbe]> = [
   ['MCP Streamable HTTP', () => probes.mcpInitialize(origin)],
   ['MCP-lite HTTP', () => probes.mcpLiteHttp(origin)],
+  ['Webtools', () => probes.webtools(origin, 'allowed')],
   [
     'MCP-lite WebSocket',
     () => probes.webSocket(`${origin.replace('http', 'ws')}/mcp-lite/v1/ws`, 'mcp-lite'),

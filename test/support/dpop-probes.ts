@@ -92,6 +92,29 @@ export function mcpInitialize(origin: string): DpopProbe {
   };
 }
 
+/** Webtools: POST `{action, request}` to the webtool. */
+export function webtools(origin: string, webtool: string): DpopProbe {
+  const htu = `${origin}/webtools/${webtool}/`;
+  return {
+    htm: 'POST',
+    htu,
+    async send(headers) {
+      const res = await fetch(htu, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ action: 'whoami', request: {} }),
+      });
+      const body = (await res.json()) as any;
+      return {
+        status: res.status,
+        challenge: res.headers.get('www-authenticate') ?? undefined,
+        nonce: res.headers.get('dpop-nonce') ?? undefined,
+        answer: body.data,
+      };
+    },
+  };
+}
+
 /** A WebSocket endpoint: the upgrade (GET), then tools/call whoami on the socket. `htu` is the ws:// URL. */
 export function webSocket(url: string, protocol: 'mcp' | 'mcp-lite'): DpopProbe {
   return {
