@@ -175,20 +175,19 @@ export class DpopChecks {
 
   /** `htu` without query and fragment, on an origin this server answers at, with the request's path. */
   private urlMatches(htu: string, target: RequestTarget): boolean {
-    let url: URL;
-    try {
-      url = new URL(htu);
-    } catch {
-      return false;
-    }
+    const url = parsed(htu);
+    if (url === undefined) return false;
     const given = normalised(url);
-    if (given === undefined) return false;
-    const path = new URL(`http://path.invalid${target.path}`).pathname;
+    const path = parsed(`http://path.invalid${target.path}`)?.pathname;
+    // Only an origin-form target is a path (an absolute-form one, `POST http://…`, names no request of ours).
+    if (given === undefined || path === undefined || !target.path.startsWith('/')) return false;
     for (const origin of this.origins) if (given === `${origin}${path}`) return true;
     if (target.authority !== undefined) {
       // gRPC listens on a port of its own, which the resource URL cannot name: its authority stands for it.
       for (const scheme of ['http', 'https']) {
-        if (given === `${originOf(`${scheme}://${target.authority}`)}${path}`) return true;
+        const authority = parsed(`${scheme}://${target.authority}`);
+        const origin = authority && normalisedOrigin(authority);
+        if (origin !== undefined && given === `${origin}${path}`) return true;
       }
     }
     return false;
@@ -206,6 +205,15 @@ function embeddedJwk(proof: string): JWK {
   if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) throw refused('the DPoP proof carries no jwk');
   if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw refused('the DPoP proof jwk must be a public key');
   return jwk as JWK;
+}
+
+/** `value` as a URL, or undefined when it is none. */
+function parsed(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The origin of an absolute URL, normalised as `htu` is. */
