@@ -65,14 +65,15 @@ export interface Authenticate {
 }
 
 /**
- * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) and names the caller
- * by the token's index, never by the token itself, so that logs never carry the secret.
+ * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) sent as `Bearer`, and names
+ * the caller by the token's index, never by the token itself, so that logs never carry the secret.
  */
 export function bearerAuth(tokens: readonly string[]): Authenticate {
   const encoder = new TextEncoder();
   const expected = tokens.map((t) => encoder.encode(t));
-  return ({ token }) => {
-    if (!token) return undefined;
+  return ({ token, scheme }) => {
+    // A token sent as DPoP claims a key binding this hook cannot check: not taken as a bearer token.
+    if (!token || scheme === 'dpop') return undefined;
     const given = encoder.encode(token);
     const index = expected.findIndex((e) => equalInConstantTime(e, given));
     return index >= 0 ? { id: `bearer-${index}` } : undefined;
