@@ -5,6 +5,7 @@
  * proof of another key, on MCP, MCP-lite HTTP, Webtools, both WebSockets and gRPC; `required` refuses unbound
  * tokens; nonces; an opaque bound token's key from introspection; the challenges and the metadata.
  */
+import { Metadata } from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { type RunningServer, serve } from '../src/node.js';
 import { boundToken, type DpopKey, dpopHeaders, dpopKey, proof } from './support/dpop.js';
 import * as probes from './support/dpop-probes.js';
 import { freePort } from './support/free-port.js';
+import { makeClient, toolRequest, unary } from './support/grpc-client.js';
 import {
   type OidcIssuer,
   OPAQUE_CLIENT,
@@ -185,6 +187,18 @@ describe('the proof itself', () => {
       dpop: `${await proof(key, { htm: p.htm, htu: p.htu, accessToken: token })}, x.y.z`,
     });
     expect(twoProofs.status).toBe(401);
+  });
+
+  it('refuses two dpop metadata entries on gRPC, the first valid', async () => {
+    const p = probes.grpc(allowed.grpc!.address);
+    const metadata = new Metadata();
+    metadata.set('authorization', `DPoP ${token}`);
+    metadata.add('dpop', await proof(key, { htm: p.htm, htu: p.htu, accessToken: token }));
+    metadata.add('dpop', await proof(key, { htm: p.htm, htu: p.htu, accessToken: token }));
+    const client = makeClient(allowed.grpc!.address, 'full');
+    const { error } = await unary(client, 'CallTool', toolRequest('whoami', {}), { metadata });
+    client.close();
+    expect(error?.code).toBe(16);
   });
 
   it('takes the official MCP SDK client through a fetch that adds a proof to each request', async () => {

@@ -330,6 +330,10 @@ function metadataHeaders(call: AnyCall): Record<string, string | undefined> {
     const v = map[key];
     if (typeof v === 'string') headers[key] = v;
   }
+  // getMap keeps the first of repeated entries; repeated DPoP proofs are joined as HTTP joins repeated headers, so
+  // core refuses them as it does there (exactly one proof per request).
+  const proofs = call.metadata.get('dpop');
+  if (proofs.length > 1) headers.dpop = proofs.map(String).join(', ');
   return headers;
 }
 
