@@ -189,6 +189,16 @@ describe('the proof itself', () => {
     expect(twoProofs.status).toBe(401);
   });
 
+  it('refuses a bound token minted for another resource, whatever its proof', async () => {
+    const p = probe();
+    const elsewhere = await boundToken(issuer.issuer, key, { resource: 'https://elsewhere.example/mcp' });
+    const r = await p.send(await dpopHeaders(key, elsewhere, p.htm, p.htu));
+    expect(r.status).toBe(401);
+    expect(r.challenge).toContain(
+      'DPoP error="invalid_token", error_description="the access token is not valid here"',
+    );
+  });
+
   it('refuses two dpop metadata entries on gRPC, the first valid', async () => {
     const p = probes.grpc(allowed.grpc!.address);
     const metadata = new Metadata();

@@ -159,7 +159,13 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
       claims = await claimsOf(token);
     } catch (err) {
       if (!(err instanceof TokenRejected)) throw err;
-      throw new ChallengedRefusal({ error: 'invalid_token', scheme: 'dpop', description: err.message });
+      // Why the token failed stays in the log (the cause), as for a Bearer token: the client learns only that.
+      const refusal = new ChallengedRefusal({
+        error: 'invalid_token',
+        scheme: 'dpop',
+        description: 'the access token is not valid here',
+      });
+      throw Object.assign(refusal, { cause: err });
     }
     const principal = principalOf(claims);
     const jkt = boundKey(claims);
