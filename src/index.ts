@@ -9,7 +9,14 @@ export { composeHandlers } from './bindings/common/compose.js';
 export type { ReadinessCheck } from './bindings/common/health.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
-export { type Authenticate, anyOf, bearerAuth, type Credentials, type Principal } from './core/auth.js';
+export {
+  type Authenticate,
+  anyOf,
+  bearerAuth,
+  type Credentials,
+  type Principal,
+  type RequestTarget,
+} from './core/auth.js';
 export type { CallRequest } from './core/call-request.js';
 export { callerKey } from './core/caller.js';
 export type { Listing } from './core/catalog.js';
@@ -30,6 +37,7 @@ export {
   visibleTools,
 } from './core/middleware/index.js';
 export { type LogNotice, logToClient, type ProgressNotice, reportProgress } from './core/notices.js';
+export type { DpopMode, DpopNonceSettings, DpopSettings } from './core/oauth/dpop-proof.js';
 export type { ProtectedResource } from './core/oauth/protected-resource.js';
 export {
   type IntrospectionSettings,

@@ -12,9 +12,13 @@ export interface OAuthFlags {
   oauthResource?: string;
   /** `--oauth-introspection <url>`: introspect opaque tokens there (RFC 7662). */
   oauthIntrospection?: string;
+  /** `--oauth-dpop allowed|required`: advertise DPoP (RFC 9449); `required` takes DPoP-bound tokens only. */
+  oauthDpop?: 'allowed' | 'required';
+  /** `--oauth-dpop-nonce`: DPoP proofs must carry a nonce the server gives (secret: MCPLITE_DPOP_NONCE_SECRET). */
+  oauthDpopNonce?: boolean;
 }
 
-/** Adds `--oauth-issuer`, `--oauth-resource` and `--oauth-introspection` to `serve`. */
+/** Adds `--oauth-issuer`, `--oauth-resource`, `--oauth-introspection` and the DPoP flags to `serve`. */
 export function addOAuthFlags(command: Command): Command {
   return command
     .addOption(
@@ -30,6 +34,16 @@ export function addOAuthFlags(command: Command): Command {
     .option(
       '--oauth-introspection <url>',
       'introspect opaque tokens here (RFC 7662), as the client MCPLITE_OAUTH_CLIENT_ID / MCPLITE_OAUTH_CLIENT_SECRET',
+    )
+    .addOption(
+      new Option(
+        '--oauth-dpop <mode>',
+        'DPoP-bound tokens (RFC 9449): "allowed" beside Bearer ones, or "required" (bound tokens only)',
+      ).choices(['allowed', 'required']),
+    )
+    .option(
+      '--oauth-dpop-nonce',
+      'DPoP proofs must carry a nonce this server gives (instances share MCPLITE_DPOP_NONCE_SECRET)',
     );
 }
 
@@ -43,8 +57,13 @@ export function oauthFromFlags(
 ): Authenticate | undefined {
   const issuers = flags.oauthIssuer ?? [];
   if (issuers.length === 0 && !flags.oauthIntrospection) {
-    if (flags.oauthResource)
-      throw new CliError('--oauth-resource goes with --oauth-issuer or --oauth-introspection');
+    for (const [given, flag] of [
+      [flags.oauthResource, '--oauth-resource'],
+      [flags.oauthDpop, '--oauth-dpop'],
+      [flags.oauthDpopNonce, '--oauth-dpop-nonce'],
+    ] as const) {
+      if (given) throw new CliError(`${flag} goes with --oauth-issuer or --oauth-introspection`);
+    }
     return undefined;
   }
   if (!flags.oauthResource) {
@@ -63,11 +82,16 @@ export function oauthFromFlags(
     }
     introspection = { endpoint: flags.oauthIntrospection, clientId, clientSecret };
   }
+  if (flags.oauthDpopNonce && !flags.oauthDpop)
+    throw new CliError('--oauth-dpop-nonce goes with --oauth-dpop');
+  const nonceSecret = env.MCPLITE_DPOP_NONCE_SECRET;
+  const nonce = flags.oauthDpopNonce ? (nonceSecret ? { secret: nonceSecret } : true) : undefined;
   try {
     return oauthResourceServer({
       ...(issuers.length > 0 ? { issuer: issuers } : {}),
       resource: flags.oauthResource,
       ...(introspection ? { introspection } : {}),
+      ...(flags.oauthDpop ? { dpop: { mode: flags.oauthDpop, ...(nonce ? { nonce } : {}) } } : {}),
     });
   } catch (err) {
     throw new CliError(`Invalid OAuth settings: ${(err as Error).message}`, 2, { cause: err });

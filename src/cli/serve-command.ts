@@ -387,6 +387,8 @@ function serverShapingFlags(flags: ServeFlags): string[] {
     ['maxConcurrentWork', '--max-concurrent-work'],
     ['oauthIssuer', '--oauth-issuer'],
     ['oauthIntrospection', '--oauth-introspection'],
+    ['oauthDpop', '--oauth-dpop'],
+    ['oauthDpopNonce', '--oauth-dpop-nonce'],
   ];
   const given = shaping.filter(([key]) => flags[key] !== undefined && flags[key] !== false).map(([, f]) => f);
   if (process.env.MCPLITE_TOKENS?.trim()) given.push('MCPLITE_TOKENS');

@@ -1,5 +1,5 @@
 import { McpLiteError } from './errors.js';
-import { unauthenticatedChallenge } from './oauth/challenge.js';
+import { ChallengedRefusal, unauthenticatedChallenge } from './oauth/challenge.js';
 import type { ProtectedResource } from './oauth/protected-resource.js';
 import { equalInConstantTime } from './sha256.js';
 
@@ -17,12 +17,35 @@ export interface Principal {
   clientId?: string;
 }
 
+/**
+ * The request a credential came with, as far as a proof of possession names it (RFC 9449: `htm`, `htu`): its
+ * method and path, and for gRPC the authority it addressed (its port is not the one the resource URL names).
+ */
+export interface RequestTarget {
+  /** Upper-case HTTP method (`POST` for every gRPC call, `GET` for a WebSocket upgrade). */
+  readonly method: string;
+  /** The path the request addressed, without its query (for gRPC `/mcplite.MCPLite/CallTool` and so on). */
+  readonly path: string;
+  /** The `:authority` of a gRPC call, `host:port`; HTTP bindings leave it out (the resource URL is their origin). */
+  readonly authority?: string;
+}
+
 /** What a binding extracts from its wire for the authentication hook. */
 export interface Credentials {
-  /** The bearer token from `Authorization: Bearer …` (HTTP) or the `authorization` metadata (gRPC). */
+  /**
+   * The access token from `Authorization: Bearer …` or `Authorization: DPoP …` (HTTP), or the `authorization`
+   * metadata (gRPC); `scheme` says which.
+   */
   token: string | undefined;
+  /**
+   * The scheme the token came under: `dpop` when it claims to be sender-constrained (RFC 9449), its proof then
+   * in the `dpop` header. Hooks that know nothing of DPoP may ignore it.
+   */
+  scheme?: 'bearer' | 'dpop';
   /** Every header / metadata entry, lower-cased names. */
   headers: Readonly<Record<string, string | undefined>>;
+  /** The request the token came with, for a proof of possession; absent where there is none (stdio). */
+  target?: RequestTarget;
 }
 
 /**
@@ -42,14 +65,15 @@ export interface Authenticate {
 }
 
 /**
- * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) and names the caller
- * by the token's index, never by the token itself, so that logs never carry the secret.
+ * A ready-made bearer-token hook: accepts any of `tokens` (compared in constant time) sent as `Bearer`, and names
+ * the caller by the token's index, never by the token itself, so that logs never carry the secret.
  */
 export function bearerAuth(tokens: readonly string[]): Authenticate {
   const encoder = new TextEncoder();
   const expected = tokens.map((t) => encoder.encode(t));
-  return ({ token }) => {
-    if (!token) return undefined;
+  return ({ token, scheme }) => {
+    // A token sent as DPoP claims a key binding this hook cannot check: not taken as a bearer token.
+    if (!token || scheme === 'dpop') return undefined;
     const given = encoder.encode(token);
     const index = expected.findIndex((e) => equalInConstantTime(e, given));
     return index >= 0 ? { id: `bearer-${index}` } : undefined;
@@ -66,34 +90,50 @@ export async function authenticateOrThrow(
   try {
     principal = await hook(credentials);
   } catch (err) {
-    // The hook could not decide now (its authorization server is busy): the token may be good, so no 401.
-    if (isUnavailable(err)) throw err;
+    // The hook could not decide now (its authorization server is busy), or the caller spent a bound: the token
+    // may be good, so no 401.
+    if (isPassedThrough(err)) throw err;
     throw refusal(hook, credentials, 'Authentication failed', err);
   }
   if (!principal) throw refusal(hook, credentials, 'A valid bearer token is required');
   return principal;
 }
 
-function isUnavailable(err: unknown): err is McpLiteError {
-  return err instanceof McpLiteError && err.code === 'unavailable';
+/** Errors a hook raises that are no verdict on the credential: `unavailable` (retry), `resource_exhausted`. */
+function isPassedThrough(err: unknown): err is McpLiteError {
+  return err instanceof McpLiteError && (err.code === 'unavailable' || err.code === 'resource_exhausted');
 }
 
-/** The `unauthenticated` error, its challenge in the data so every wire answers it alike (HTTP: WWW-Authenticate). */
+/**
+ * The `unauthenticated` error, its challenge in the data so every wire answers it alike (HTTP: WWW-Authenticate,
+ * and a DPoP nonce the hook asks for as `DPoP-Nonce`).
+ */
 function refusal(
   hook: Authenticate,
   credentials: Credentials,
   message: string,
   cause?: unknown,
 ): McpLiteError {
-  const data = { wwwAuthenticate: unauthenticatedChallenge(hook.protectedResource, credentials.token) };
-  return new McpLiteError('unauthenticated', message, data, cause === undefined ? undefined : { cause });
+  const detail = cause instanceof ChallengedRefusal ? cause.detail : undefined;
+  const data: Record<string, unknown> = {
+    wwwAuthenticate: unauthenticatedChallenge(hook.protectedResource, credentials.token, detail),
+  };
+  if (detail?.nonce !== undefined) data.dpopNonce = detail.nonce;
+  const why = detail?.description ?? message;
+  return new McpLiteError('unauthenticated', why, data, cause === undefined ? undefined : { cause });
 }
 
-/** Extracts the token from an `Authorization: Bearer <token>` header value. */
-export function bearerToken(authorization: string | undefined): string | undefined {
+/**
+ * The token and its scheme from an `Authorization` value: `Bearer <token>` or `DPoP <token>` (RFC 9449
+ * section 7.1); any other scheme carries no token.
+ */
+export function authorizationToken(
+  authorization: string | undefined,
+): { token: string; scheme: 'bearer' | 'dpop' } | undefined {
   if (!authorization) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match?.[1];
+  const match = /^(Bearer|DPoP)\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) return undefined;
+  return { token: match[2]!, scheme: match[1]!.toLowerCase() === 'dpop' ? 'dpop' : 'bearer' };
 }
 
 /**
@@ -105,16 +145,20 @@ export function anyOf(...hooks: Authenticate[]): Authenticate {
   const protectedResource = hooks.find((h) => h.protectedResource)?.protectedResource;
   const combined = async (credentials: Credentials): Promise<Principal | undefined> => {
     let busy: McpLiteError | undefined;
+    let challenged: ChallengedRefusal | undefined;
     for (const hook of hooks) {
       try {
         const principal = await hook(credentials);
         if (principal) return principal;
       } catch (err) {
         // the next hook may still accept
-        if (isUnavailable(err)) busy ??= err;
+        if (isPassedThrough(err)) busy ??= err;
+        else if (err instanceof ChallengedRefusal) challenged ??= err;
       }
     }
     if (busy) throw busy;
+    // A refusal that names its own challenge (a DPoP nonce to use) keeps it, so the client can answer it.
+    if (challenged) throw challenged;
     return undefined;
   };
   return protectedResource ? Object.assign(combined, { protectedResource }) : combined;

@@ -1,5 +1,5 @@
 import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
-import type { Authenticate, Principal } from './auth.js';
+import type { Authenticate, Principal, RequestTarget } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
@@ -192,11 +192,15 @@ export class ToolServer {
     this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
   }
 
-  /** The principal of a request with these headers, or `unauthenticated`: every binding authenticates here. */
+  /**
+   * The principal of a request with these headers, or `unauthenticated`: every binding authenticates here. A binding
+   * that carries a token over HTTP or gRPC names the request's `target` (method, path), which a DPoP proof binds.
+   */
   authenticateCaller(
     headers: Readonly<Record<string, string | undefined>>,
+    target?: RequestTarget,
   ): MaybePromise<Principal | undefined> {
-    return authenticateHeaders(this.authenticate, headers);
+    return authenticateHeaders(this.authenticate, headers, target);
   }
 
   /**

@@ -7,7 +7,7 @@ import Provider, { type Configuration } from 'oidc-provider';
  * A real OAuth 2.1 / OpenID authorization server for tests: `oidc-provider` on a loopback port, with the
  * client credentials grant, resource indicators (RFC 8707: JWT access tokens, RFC 9068, for whatever resource is
  * asked for), introspection (RFC 7662), dynamic registration and its development login and consent pages (for the
- * authorization-code flow). `rotateKeys()` swaps in a new signing key the way an issuer rotates: the new key signs,
+ * authorization-code flow), and DPoP-bound tokens for a token request with a proof. `rotateKeys()` swaps in a new signing key the way an issuer rotates: the new key signs,
  * the old one stays published.
  */
 
@@ -156,6 +156,8 @@ function makeProvider(issuer: string, jwks: JWK[]): Provider {
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
+      // DPoP (RFC 9449): a token request with a DPoP proof gets a token bound to the proof's key (cnf.jkt).
+      dPoP: { enabled: true },
       introspection: {
         enabled: true,
         // The resource server may introspect any token; a client only its own.

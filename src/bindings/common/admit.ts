@@ -14,7 +14,7 @@ export function admitThen(
 ): Promise<NeutralResponse> {
   let admitted: Principal | undefined | Promise<Principal | undefined>;
   try {
-    admitted = server.authenticateCaller(request.headers);
+    admitted = server.authenticateCaller(request.headers, request);
   } catch (err) {
     return Promise.resolve(refuse(err));
   }

@@ -70,7 +70,8 @@ function retryAfter(retryAfterMs: unknown): Record<string, string> {
 
 /**
  * `extra` plus, for a rate-limit refusal, its `Retry-After`, and for an authentication or scope refusal the
- * `WWW-Authenticate` challenge core put in its data (`core/oauth/challenge.ts`): the headers of an HTTP response
+ * `WWW-Authenticate` challenge core put in its data (`core/oauth/challenge.ts`) and the `DPoP-Nonce` it asks the
+ * client to use: the headers of an HTTP response
  * carrying `err`, the one place every HTTP binding reads the challenge from.
  */
 export function errorHeaders(
@@ -80,7 +81,13 @@ export function errorHeaders(
   if (err.code === 'rate_limited') return { ...extra, ...retryAfter(err.data?.retryAfterMs) };
   const challenge = err.data?.wwwAuthenticate;
   if (typeof challenge === 'string' && (err.code === 'unauthenticated' || err.code === 'forbidden')) {
-    return { ...extra, 'www-authenticate': challenge };
+    // A DPoP nonce the client must use in its next proof (RFC 9449 section 9) rides beside the challenge.
+    const nonce = err.data?.dpopNonce;
+    return {
+      ...extra,
+      'www-authenticate': challenge,
+      ...(typeof nonce === 'string' ? { 'dpop-nonce': nonce } : {}),
+    };
   }
   return extra;
 }

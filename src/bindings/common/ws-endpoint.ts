@@ -169,7 +169,9 @@ export function createWsEndpoint(
     }
     let principal: Principal | undefined;
     try {
-      const admitted = server.authenticateCaller(headers);
+      // The upgrade is the request a DPoP proof binds: GET and the path without its query.
+      const path = (req.url ?? '/').split('?', 1)[0]!;
+      const admitted = server.authenticateCaller(headers, { method: req.method ?? 'GET', path });
       principal = admitted instanceof Promise ? await admitted : admitted;
     } catch (err) {
       return refuseUpgrade(socket, options.wire, errorExit(err, log));

@@ -6,6 +6,7 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
+import type { RequestTarget } from '../../core/auth.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 import { McpLiteError } from '../../core/errors.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
@@ -95,9 +96,9 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   }
 
   /** Authenticates the call's metadata in core; undefined when nothing has to be waited for. */
-  function principalOf(source: { readonly headers: Readonly<Record<string, string | undefined>> }) {
+  function principalOf(source: MetadataSource) {
     // A server without a hook never builds the metadata's record for it.
-    return server.authenticate ? server.authenticateCaller(source.headers) : undefined;
+    return server.authenticate ? server.authenticateCaller(source.headers, source.target) : undefined;
   }
 
   function toolsList(caller: BindingCaller): MaybePromise<{ tools: WireGrpcTool[] }> {
@@ -265,6 +266,11 @@ class MetadataSource {
     return peerAddress(this.peer);
   }
 
+  /** The call as the HTTP/2 request it is (POST to the method's path), which a DPoP proof in `dpop` binds. */
+  get target(): RequestTarget {
+    return { method: 'POST', path: this.call.getPath(), authority: this.call.getHost() };
+  }
+
   /** The call's metadata as headers (`ctx.headers`, `op.caller.headers`), read on first use. */
   get headers(): Readonly<Record<string, string | undefined>> {
     this.headersOnce ??= metadataHeaders(this.call);
@@ -324,6 +330,10 @@ function metadataHeaders(call: AnyCall): Record<string, string | undefined> {
     const v = map[key];
     if (typeof v === 'string') headers[key] = v;
   }
+  // getMap keeps the first of repeated entries; repeated DPoP proofs are joined as HTTP joins repeated headers, so
+  // core refuses them as it does there (exactly one proof per request).
+  const proofs = call.metadata.get('dpop');
+  if (proofs.length > 1) headers.dpop = proofs.map(String).join(', ');
   return headers;
 }
 

@@ -144,5 +144,6 @@ export function toGrpcError(err: McpLiteError): GrpcStatusError {
   );
   // The OAuth challenge (core/oauth/challenge.ts) in trailers too, where HTTP clients of gRPC gateways read it.
   if (typeof data?.wwwAuthenticate === 'string') metadata.set('www-authenticate', data.wwwAuthenticate);
+  if (typeof data?.dpopNonce === 'string') metadata.set('dpop-nonce', data.dpopNonce);
   return { code, details, metadata };
 }

@@ -15,6 +15,11 @@ export interface ProtectedResource {
   readonly resourceName?: string;
   /** Optional `resource_documentation` URL. */
   readonly documentation?: string;
+  /**
+   * DPoP (RFC 9449) as the resource advertises it: in its challenges and as `dpop_signing_alg_values_supported` /
+   * `dpop_bound_access_tokens_required` in the metadata. Absent when the hook was not told about DPoP.
+   */
+  readonly dpop?: { readonly mode: 'allowed' | 'required'; readonly algorithms: readonly string[] };
 }
 
 /** The path every protected resource metadata document lives under (RFC 9728 section 3). */
@@ -43,5 +48,11 @@ export function protectedResourceMetadata(
     bearer_methods_supported: ['header'],
     ...(protectedResource.resourceName ? { resource_name: protectedResource.resourceName } : {}),
     ...(protectedResource.documentation ? { resource_documentation: protectedResource.documentation } : {}),
+    ...(protectedResource.dpop
+      ? {
+          dpop_signing_alg_values_supported: [...protectedResource.dpop.algorithms],
+          dpop_bound_access_tokens_required: protectedResource.dpop.mode === 'required',
+        }
+      : {}),
   };
 }

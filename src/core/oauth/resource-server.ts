@@ -1,5 +1,7 @@
 import type { JWTPayload } from 'jose';
 import type { Authenticate, Credentials, Principal } from '../auth.js';
+import { ChallengedRefusal } from './challenge.js';
+import { type CheckedProof, DpopChecks, type DpopMode, type DpopSettings } from './dpop-proof.js';
 import { Introspector } from './introspection.js';
 import { OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
 import { DEFAULT_ALGORITHMS, JwtVerifier, looksLikeJwt, TokenRejected } from './jwt-verifier.js';
@@ -66,6 +68,14 @@ export interface OAuthResourceServerOptions {
   resourceName?: string;
   /** `resource_documentation` in the metadata. */
   documentation?: string;
+  /**
+   * DPoP, sender-constrained tokens (RFC 9449): `'allowed'` takes bound and unbound tokens, `'required'` bound ones
+   * only; the settings form adds a nonce, the algorithms, the proof lifetime and the replay cache's bounds. Either
+   * way the challenges name the `DPoP` scheme and the metadata its algorithms. Whatever the setting, even without
+   * it, a token bound to a key (`cnf.jkt`) is taken only with a valid proof of that key, never as a plain Bearer
+   * token. docs/auth.md, "DPoP on the resource server".
+   */
+  dpop?: DpopMode | DpopSettings;
 }
 
 /**
@@ -115,6 +125,8 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
         clockSkewSeconds,
       })
     : undefined;
+  const dpopOption = typeof options.dpop === 'string' ? { mode: options.dpop } : options.dpop;
+  const dpop = new DpopChecks(dpopOption ?? { mode: 'allowed' }, options.resource);
   const protectedResource: ProtectedResource = {
     resource: options.resource,
     authorizationServers: options.authorizationServers ?? issuers,
@@ -122,14 +134,71 @@ export function oauthResourceServer(options: OAuthResourceServerOptions): Authen
     metadataUrl: options.resourceMetadataUrl ?? protectedResourceMetadataUrl(options.resource),
     ...(options.resourceName ? { resourceName: options.resourceName } : {}),
     ...(options.documentation ? { documentation: options.documentation } : {}),
+    ...(dpopOption ? { dpop: { mode: dpop.mode, algorithms: dpop.algorithms } } : {}),
   };
-  const hook = async ({ token }: Credentials): Promise<Principal | undefined> => {
-    if (!token) return undefined;
-    if (jwt && looksLikeJwt(token)) return principalOf(await jwt.verify(token));
-    if (introspector) return principalOf(await introspector.introspect(token));
+  const claimsOf = async (token: string): Promise<JWTPayload | Record<string, unknown>> => {
+    if (jwt && looksLikeJwt(token)) return jwt.verify(token);
+    if (introspector) return introspector.introspect(token);
     throw new TokenRejected('not a JWT, and no introspection endpoint');
   };
+  const hook = async ({ token, scheme, headers, target }: Credentials): Promise<Principal | undefined> => {
+    if (!token) return undefined;
+    if (scheme !== 'dpop') {
+      const claims = await claimsOf(token);
+      const principal = principalOf(claims);
+      // A stolen bound token must not work as a bearer token (RFC 9449 section 7.1).
+      if (boundKey(claims) !== undefined)
+        throw bearerRefused('the access token is DPoP-bound: send it as DPoP');
+      if (dpop.mode === 'required') throw bearerRefused('this server takes DPoP-bound tokens only');
+      return principal;
+    }
+    // The proof first: it costs no request to the authorization server, and asks for a nonce before anything.
+    const proof: CheckedProof = await dpop.check(headers.dpop, target, token);
+    let claims: JWTPayload | Record<string, unknown>;
+    try {
+      claims = await claimsOf(token);
+    } catch (err) {
+      if (!(err instanceof TokenRejected)) throw err;
+      // Why the token failed stays in the log (the cause), as for a Bearer token: the client learns only that.
+      const refusal = new ChallengedRefusal({
+        error: 'invalid_token',
+        scheme: 'dpop',
+        description: 'the access token is not valid here',
+      });
+      throw Object.assign(refusal, { cause: err });
+    }
+    const principal = principalOf(claims);
+    const jkt = boundKey(claims);
+    if (jkt === undefined) {
+      throw new ChallengedRefusal({
+        error: 'invalid_token',
+        scheme: 'dpop',
+        description: 'the access token is not DPoP-bound (no cnf.jkt)',
+      });
+    }
+    dpop.bind(proof, jkt, principal.id);
+    return principal;
+  };
   return Object.assign(hook, { protectedResource });
+}
+
+function bearerRefused(description: string): ChallengedRefusal {
+  return new ChallengedRefusal({ error: 'invalid_token', scheme: 'bearer', description });
+}
+
+/**
+ * The key thumbprint a token is bound to (`cnf.jkt`, from the JWT or the introspection answer alike). A token
+ * confirmed some other way (`cnf` with an mTLS certificate thumbprint, say) is bound to something this server
+ * cannot check: refused, rather than taken as a bearer token.
+ */
+function boundKey(claims: Record<string, unknown>): string | undefined {
+  const cnf = claims.cnf;
+  if (cnf === undefined) return undefined;
+  const jkt = cnf && typeof cnf === 'object' ? (cnf as Record<string, unknown>).jkt : undefined;
+  if (typeof jkt !== 'string' || jkt.length === 0) {
+    throw new TokenRejected('the access token is bound to something other than a DPoP key (cnf)');
+  }
+  return jkt;
 }
 
 /**

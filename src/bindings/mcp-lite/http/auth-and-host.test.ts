@@ -103,6 +103,11 @@ describe('bearer authentication', () => {
     expect(body.result.content).toEqual({ principal: { id: 'bearer-0' } });
   });
 
+  it('refuses the right token under the DPoP scheme: a key binding the token list cannot check', async () => {
+    const res = await postJson(t.rpcUrl, callMessage('whoami', {}), { authorization: `DPoP ${TOKEN}` });
+    expect(res.status).toBe(401);
+  });
+
   it('accepts the scheme name in any case', async () => {
     const res = await postJson(t.rpcUrl, callMessage('whoami', {}), { authorization: `bearer ${TOKEN}` });
     expect(res.status).toBe(200);

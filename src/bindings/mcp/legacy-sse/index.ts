@@ -111,7 +111,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   ): Promise<NeutralResponse> {
     let principal: Principal | undefined;
     try {
-      principal = await server.authenticateCaller(request.headers);
+      principal = await server.authenticateCaller(request.headers, request);
     } catch (err) {
       return fail(err);
     }
