@@ -33,8 +33,11 @@ function forbidden(spec: string): string | undefined {
   return undefined;
 }
 
-/** The specifiers of the imports in `file` that load code at run time. */
-function loadingImports(file: string): string[] {
+/**
+ * The specifiers of the imports in `file` that load code at run time; with `dynamic: false`, only those that load
+ * when the file itself loads (a literal `import()` then waits for its first use).
+ */
+function loadingImports(file: string, dynamic = true): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const specs: string[] = [];
   const onlyTypes = (elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>) =>
@@ -62,6 +65,7 @@ function loadingImports(file: string): string[] {
           onlyTypes(node.exportClause.elements));
       if (!typeOnly) specs.push(node.moduleSpecifier.text);
     } else if (
+      dynamic &&
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
       node.arguments[0] &&
@@ -75,8 +79,11 @@ function loadingImports(file: string): string[] {
   return specs;
 }
 
-/** Every forbidden import reachable from `entry`, each with the chain of files that reaches it. */
-function forbiddenReach(entry: string): string[] {
+/**
+ * Every forbidden import reachable from `entry`, each with the chain of files that reaches it; `dynamic: false`
+ * walks only what loads with the entry itself, and `rule` says what is forbidden.
+ */
+function forbiddenReach(entry: string, dynamic = true, rule = forbidden): string[] {
   const parentOf = new Map<string, string | undefined>([[entry, undefined]]);
   const queue = [entry];
   const found: string[] = [];
@@ -86,7 +93,7 @@ function forbiddenReach(entry: string): string[] {
     return files.join(' -> ');
   };
   for (let file = queue.shift(); file; file = queue.shift()) {
-    for (const spec of loadingImports(file)) {
+    for (const spec of loadingImports(file, dynamic)) {
       if (spec.startsWith('.')) {
         const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
         if (!parentOf.has(target)) {
@@ -95,7 +102,7 @@ function forbiddenReach(entry: string): string[] {
         }
         continue;
       }
-      const why = forbidden(spec);
+      const why = rule(spec);
       if (why) found.push(`${chain(file)} imports '${spec}': ${why}`);
     }
   }
@@ -117,6 +124,31 @@ describe('portable entries', () => {
   it('the walk does see such imports where they are (mcplite/node reaches node:http and ws)', () => {
     const reached = forbiddenReach(sourceOf('./node')).join('\n');
     expect(reached).toContain("'node:http'");
+    expect(reached).toContain("'ws'");
+  });
+});
+
+/** What a server that uses no OAuth and no WebSocket must not load at start (cold start, docs/performance.md). */
+function heavyAtStart(spec: string): string | undefined {
+  if (spec === 'jose') return 'jose (loaded on the first token checked)';
+  if (spec === 'ws') return 'the ws package (loaded by a server that serves WebSocket)';
+  if (spec.startsWith('@modelcontextprotocol/')) return 'the MCP SDK (a client part)';
+  return undefined;
+}
+
+describe('what loads at start', () => {
+  it('the root entry loads no jose, ws or MCP SDK with itself', () => {
+    expect(forbiddenReach(sourceOf('.'), false, heavyAtStart)).toEqual([]);
+  });
+
+  it('serve loads no jose, ws or MCP SDK with itself (they come when first used)', () => {
+    expect(forbiddenReach(join(ROOT, 'src/serve.ts'), false, heavyAtStart)).toEqual([]);
+  });
+
+  it('the static walk does see such a module where its file loads it (the WebSocket binding loads ws)', () => {
+    const reached = forbiddenReach(join(ROOT, 'src/bindings/mcp/ws/index.ts'), false, heavyAtStart).join(
+      '\n',
+    );
     expect(reached).toContain("'ws'");
   });
 });

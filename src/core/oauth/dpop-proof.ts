@@ -1,16 +1,10 @@
-import {
-  base64url,
-  calculateJwkThumbprint,
-  decodeProtectedHeader,
-  EmbeddedJWK,
-  type JWK,
-  type JWTPayload,
-  jwtVerify,
-} from 'jose';
+import type { decodeProtectedHeader, JWK, JWTPayload } from 'jose';
 import type { RequestTarget } from '../auth.js';
+import { toBase64Url } from '../base64.js';
 import { hmacSha256, sha256 } from '../sha256.js';
 import { ChallengedRefusal, type RefusalDetail } from './challenge.js';
 import { DpopReplayCache } from './dpop-replay.js';
+import { loadJose } from './jose-loader.js';
 import { DEFAULT_ALGORITHMS } from './jwt-verifier.js';
 
 /**
@@ -123,7 +117,9 @@ export class DpopChecks {
     // Repeated headers arrive joined with ", "; a compact JWS has neither.
     if (/[,\s]/.test(proof)) throw refused('exactly one DPoP proof is taken');
     if (!target) throw refused('this transport carries no request for a DPoP proof to bind');
-    const jwk = embeddedJwk(proof);
+    const jose = await loadJose();
+    const { jwtVerify, EmbeddedJWK, calculateJwkThumbprint } = jose;
+    const jwk = embeddedJwk(proof, jose.decodeProtectedHeader);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(proof, EmbeddedJWK, {
@@ -153,8 +149,7 @@ export class DpopChecks {
       };
       throw new ChallengedRefusal(detail);
     }
-    if (ath !== base64url.encode(sha256(token)))
-      throw refused('the DPoP proof is for another access token (ath)');
+    if (ath !== toBase64Url(sha256(token))) throw refused('the DPoP proof is for another access token (ath)');
     return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti };
   }
 
@@ -195,10 +190,10 @@ export class DpopChecks {
 }
 
 /** The proof's `jwk` header if it is a public key: no private member may be sent, let alone trusted. */
-function embeddedJwk(proof: string): JWK {
+function embeddedJwk(proof: string, decodeHeader: typeof decodeProtectedHeader): JWK {
   let jwk: unknown;
   try {
-    jwk = decodeProtectedHeader(proof).jwk;
+    jwk = decodeHeader(proof).jwk;
   } catch {
     throw refused('the DPoP proof is no JWS');
   }
@@ -275,7 +270,7 @@ class DpopNonces {
 
   private nonceOf(window: number): string {
     if (this.cached?.window === window) return this.cached.nonce;
-    const nonce = base64url.encode(hmacSha256(this.secret, `dpop-nonce:${window}`));
+    const nonce = toBase64Url(hmacSha256(this.secret, `dpop-nonce:${window}`));
     if (this.cached === undefined || window > this.cached.window) this.cached = { window, nonce };
     return nonce;
   }

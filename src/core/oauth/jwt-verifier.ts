@@ -1,12 +1,6 @@
-import {
-  createRemoteJWKSet,
-  customFetch,
-  decodeJwt,
-  decodeProtectedHeader,
-  type JWTPayload,
-  jwtVerify,
-} from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { boundedFetch, discoverIssuer, OAUTH_FETCH_TIMEOUT_MS } from './issuer-discovery.js';
+import { loadJose } from './jose-loader.js';
 
 /**
  * Access tokens as JWTs (RFC 9068 and plain JWT) with `jose`: the issuer's keys discovered from its metadata and
@@ -70,6 +64,7 @@ export class JwtVerifier {
 
   /** The verified claims, or a TokenRejected saying why not. */
   async verify(token: string): Promise<JWTPayload> {
+    const { decodeJwt, decodeProtectedHeader, jwtVerify } = await loadJose();
     let iss: string | undefined;
     let typ: string | undefined;
     try {
@@ -107,12 +102,12 @@ export class JwtVerifier {
   private keySet(issuer: string): Promise<ReturnType<typeof createRemoteJWKSet>> {
     let keys = this.keySets.get(issuer);
     if (!keys) {
-      keys = this.discoverJwks(issuer).then((uri) =>
-        createRemoteJWKSet(new URL(uri), {
+      keys = Promise.all([this.discoverJwks(issuer), loadJose()]).then(([uri, jose]) =>
+        jose.createRemoteJWKSet(new URL(uri), {
           cooldownDuration: this.options.jwksCooldownMs,
           cacheMaxAge: this.options.jwksMaxAgeMs,
           timeoutDuration: OAUTH_FETCH_TIMEOUT_MS,
-          [customFetch]: boundedFetch(MAX_JWKS_BYTES, 'key set'),
+          [jose.customFetch]: boundedFetch(MAX_JWKS_BYTES, 'key set'),
         }),
       );
       keys.catch(() => this.keySets.delete(issuer));
