@@ -1,0 +1,211 @@
+/**
+ * The client's enterprise identity flows against a real authorization server (oidc-provider, DPoP on with a nonce
+ * required at its token endpoint; test/support/oidc-identity-issuer.ts): the RFC 7523 jwt-bearer grant of a
+ * workload (its assertion read at each grant, sent only to the authorization server its `aud` names) and
+ * DPoP-bound tokens (RFC 9449) for it and for the client credentials grant. The protected mcplite server checks
+ * each request's proof with jose (signature, `typ`, the token's `cnf.jkt`, `ath`, `htm`, `htu`, a fresh `jti`):
+ * the client's proofs are what is under test here. The enterprise grant (ID-JAG) and the nonces of a resource
+ * server run in the official conformance scenarios (`npm run conformance`).
+ */
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, McpLiteError, memoryOAuthStore, type OAuthStore } from '../src/client/index.js';
+import type { Authenticate, Credentials } from '../src/core/auth.js';
+import { protectedResourceMetadataUrl } from '../src/core/oauth/protected-resource.js';
+import { createServer, defineTool } from '../src/index.js';
+import { type RunningServer, serve } from '../src/node.js';
+import { freePort } from './support/free-port.js';
+import {
+  DPOP_MACHINE,
+  type IdentityIssuer,
+  JWT_BEARER,
+  startIdentityIssuer,
+  WORKLOAD_CLIENT,
+} from './support/oidc-identity-issuer.js';
+
+const whoami = defineTool({
+  name: 'whoami',
+  description: 'Says who called',
+  handler: (_args, ctx) => ({ id: ctx.principal?.id ?? null }),
+});
+
+/** A proof the server accepted: its key's thumbprint, method, URL and jti. */
+interface SeenProof {
+  jkt: string;
+  htm: string;
+  htu: string;
+  jti: string;
+}
+
+let issuer: IdentityIssuer;
+let running: RunningServer;
+let resource: string;
+const proofs: SeenProof[] = [];
+
+/**
+ * The resource server's check of a DPoP-bound token (RFC 9449 §4.3, §7.1): a JWT of the issuer for this resource,
+ * presented as `Authorization: DPoP`, with a proof signed by the key it is bound to, for this URL, carrying the
+ * token's hash and a jti not seen before.
+ */
+function dpopResourceServer(): Authenticate {
+  const check = async ({ headers }: Credentials) => {
+    const [scheme, token] = (headers.authorization ?? '').split(' ');
+    if (scheme !== 'DPoP' || !token || !headers.dpop) return undefined;
+    const { payload } = await jwtVerify(token, await issuer.jwks(), {
+      issuer: issuer.issuer,
+      audience: resource,
+    });
+    const proof = await jwtVerify(headers.dpop, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
+    const jkt = await calculateJwkThumbprint(proof.protectedHeader.jwk as JWK);
+    const claims = proof.payload as Record<string, unknown>;
+    const ath = createHash('sha256').update(token).digest('base64url');
+    if ((payload.cnf as { jkt?: string } | undefined)?.jkt !== jkt) throw new Error('another key');
+    if (claims.ath !== ath) throw new Error('ath');
+    if (claims.htu !== resource || !['POST', 'GET', 'DELETE'].includes(String(claims.htm)))
+      throw new Error('htu');
+    if (proofs.some((p) => p.jti === claims.jti)) throw new Error('replayed jti');
+    proofs.push({ jkt, htm: String(claims.htm), htu: String(claims.htu), jti: String(claims.jti) });
+    return { id: String(payload.workload ?? payload.client_id ?? payload.sub) };
+  };
+  return Object.assign(check, {
+    protectedResource: {
+      resource,
+      authorizationServers: [issuer.issuer],
+      scopes: ['tools:read'],
+      metadataUrl: protectedResourceMetadataUrl(resource),
+    },
+  });
+}
+
+beforeAll(async () => {
+  issuer = await startIdentityIssuer();
+  const port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  running = await serve(createServer({ tools: [whoami], auth: dpopResourceServer() }), {
+    port,
+    host: '127.0.0.1',
+    grpcPort: 0,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await running?.close(500);
+  await issuer?.close();
+});
+
+/** The thumbprint of the DPoP key a store keeps for the server. */
+async function storedKeyThumbprint(store: OAuthStore): Promise<string> {
+  const key = (await store.load(resource))?.dpopKey;
+  expect(key?.d).toBeTypeOf('string');
+  const { kty, crv, x, y } = key as JWK;
+  return calculateJwkThumbprint({ kty, crv, x, y } as JWK);
+}
+
+describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () => {
+  it('trades the workload token for a DPoP-bound token, kept with its key, and proves possession on each request', async () => {
+    const store = memoryOAuthStore();
+    let reads = 0;
+    const assertion = async () => {
+      reads++;
+      return issuer.workloadToken('spiffe://cluster/ns/jobs/sa/indexer');
+    };
+    const granted = issuer.tokenRequests[JWT_BEARER] ?? 0;
+    const challenged = issuer.nonceChallenges;
+    const client = await connect(resource, {
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store },
+    });
+    try {
+      const first = await client.call('whoami', {});
+      const second = await client.call('whoami', {});
+      expect(first).toMatchObject({ type: 'answer', value: { id: 'spiffe://cluster/ns/jobs/sa/indexer' } });
+      expect(second).toMatchObject({ type: 'answer' });
+    } finally {
+      await client.close();
+    }
+    expect(reads).toBe(1);
+    // The authorization server asked for its nonce, and the grant went through on the retry.
+    expect(issuer.nonceChallenges).toBeGreaterThan(challenged);
+    expect(issuer.tokenRequests[JWT_BEARER]).toBe(granted + 2);
+    const record = await store.load(resource);
+    expect(record?.tokens?.token_type).toMatch(/^dpop$/i);
+    const jkt = await storedKeyThumbprint(store);
+    const mine = proofs.filter((p) => p.jkt === jkt);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(mine.map((p) => p.jti)).size).toBe(mine.length);
+    expect(mine.every((p) => p.htu === resource)).toBe(true);
+
+    // Another client over the same store: the tokens and their key are reused, no new grant.
+    const again = await connect(resource, {
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store },
+    });
+    try {
+      expect(await again.call('whoami', {})).toMatchObject({ type: 'answer' });
+    } finally {
+      await again.close();
+    }
+    expect(reads).toBe(1);
+    expect(issuer.tokenRequests[JWT_BEARER]).toBe(granted + 2);
+    expect(proofs.filter((p) => p.jkt === jkt).length).toBeGreaterThan(mine.length);
+  }, 60_000);
+
+  it('reads the assertion again at each grant', async () => {
+    let reads = 0;
+    const assertion = () => {
+      reads++;
+      return issuer.workloadToken(`job-${reads}`);
+    };
+    for (let i = 0; i < 2; i++) {
+      const client = await connect(resource, {
+        oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store: memoryOAuthStore() },
+      });
+      try {
+        expect(await client.call('whoami', {})).toMatchObject({
+          type: 'answer',
+          value: { id: `job-${i + 1}` },
+        });
+      } finally {
+        await client.close();
+      }
+    }
+    expect(reads).toBe(2);
+  }, 60_000);
+
+  it('sends an assertion for another authorization server nowhere', async () => {
+    const granted = issuer.tokenRequests[JWT_BEARER] ?? 0;
+    const elsewhere = await issuer.workloadToken('job', 'https://elsewhere.test');
+    const err = await connect(resource, {
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion: elsewhere },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpLiteError);
+    expect((err as McpLiteError).data?.reason).toBe('issuer_not_configured');
+    expect(issuer.tokenRequests[JWT_BEARER] ?? 0).toBe(granted);
+  }, 60_000);
+});
+
+describe('client credentials with DPoP, against oidc-provider', () => {
+  it('binds the token to the key the store keeps, offered by the authorization server', async () => {
+    const store = memoryOAuthStore();
+    const client = await connect(resource, {
+      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, store },
+    });
+    try {
+      expect(await client.call('whoami', {})).toMatchObject({
+        type: 'answer',
+        value: { id: DPOP_MACHINE.clientId },
+      });
+    } finally {
+      await client.close();
+    }
+    const jkt = await storedKeyThumbprint(store);
+    expect(proofs.some((p) => p.jkt === jkt)).toBe(true);
+  }, 60_000);
+
+  it('goes without DPoP when told not to: the bound-only server refuses the bearer token', async () => {
+    const err = await connect(resource, {
+      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, dpop: false },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpLiteError);
+    expect((err as McpLiteError).code).toBe('unauthenticated');
+  }, 60_000);
+});
