@@ -10,12 +10,15 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthFlagOptions } from '../src/cli/oauth-options.js';
 import { connect, McpLiteError, memoryOAuthStore, type OAuthStore } from '../src/client/index.js';
 import type { Authenticate, Credentials } from '../src/core/auth.js';
 import { protectedResourceMetadataUrl } from '../src/core/oauth/protected-resource.js';
+import { type EntryOAuth, parseGatewayConfig } from '../src/gateway/config.js';
 import { createServer, defineTool } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { freePort } from './support/free-port.js';
+import { startGateway } from './support/gateway-in-process.js';
 import {
   DPOP_MACHINE,
   type IdentityIssuer,
@@ -208,4 +211,109 @@ describe('client credentials with DPoP, against oidc-provider', () => {
     expect(err).toBeInstanceOf(McpLiteError);
     expect((err as McpLiteError).code).toBe('unauthenticated');
   }, 60_000);
+});
+
+describe('the gateway and the CLI take the same grants', () => {
+  it('a gateway entry signs in with "grant": "jwt-bearer", its assertion from the environment', async () => {
+    const token = await issuer.workloadToken('gateway-workload');
+    const gateway = await startGateway(
+      {
+        mcpServers: {
+          wl: {
+            url: resource,
+            oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertionEnv: 'WL_TOKEN' },
+          },
+        },
+      },
+      { env: { WL_TOKEN: token } },
+    );
+    try {
+      const tool = (await gateway.client.listTools()).find((t) => t.name.endsWith('whoami'));
+      expect(tool).toBeDefined();
+      expect(await gateway.client.call(tool?.name ?? '', {})).toMatchObject({
+        type: 'answer',
+        value: { id: 'gateway-workload' },
+      });
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
+  it('the gateway config names each credential by its variable, and checks what goes with which grant', () => {
+    const [entry] = parseGatewayConfig(
+      JSON.stringify({
+        mcpServers: {
+          corp: {
+            url: 'https://mcp.example.com/mcp',
+            oauth: {
+              grant: 'enterprise',
+              clientId: 'app',
+              dpop: true,
+              idp: {
+                issuer: 'https://idp.example.com',
+                tokenEndpoint: 'https://idp.example.com/token',
+                clientId: 'app-at-idp',
+                idTokenEnv: 'ID_TOKEN',
+              },
+            },
+          },
+        },
+      }),
+      { ID_TOKEN: 'id-token-value' },
+    );
+    const oauth = (entry as { oauth?: EntryOAuth }).oauth;
+    expect(oauth).toMatchObject({
+      grant: 'enterprise',
+      clientId: 'app',
+      dpop: true,
+      idp: { clientId: 'app-at-idp' },
+    });
+    expect(typeof oauth?.idp?.idToken === 'function' ? oauth.idp.idToken() : undefined).toBe(
+      'id-token-value',
+    );
+    const refused = (oauth: object, env: NodeJS.ProcessEnv = {}) => {
+      try {
+        parseGatewayConfig(JSON.stringify({ mcpServers: { x: { url: 'https://x/mcp', oauth } } }), env);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(refused({ grant: 'jwt-bearer', clientId: 'a', assertionEnv: 'NOPE' })).toContain('NOPE');
+    expect(refused({ grant: 'jwt-bearer', assertionEnv: 'A' }, { A: 'never-shown' })).toMatch(/clientId/);
+    expect(refused({ clientId: 'a', assertionEnv: 'A' }, { A: 'x' })).toMatch(
+      /goes with "grant": "jwt-bearer"/,
+    );
+    expect(refused({ grant: 'enterprise', clientId: 'a' })).toMatch(/needs "idp"/);
+    expect(refused({ grant: 'password', clientId: 'a' })).toMatch(/grant must be one of/);
+    expect(refused({ dpop: 'yes' })).toMatch(/dpop must be true or false/);
+  });
+
+  it('mcplite --grant reads the assertion and the ID token from the environment, at each grant', () => {
+    const saved = { ...process.env };
+    try {
+      process.env.MCPLITE_OAUTH_ASSERTION = 'first';
+      const options = oauthFlagOptions({ grant: 'jwt-bearer', clientId: 'wl', dpop: true });
+      expect(options).toMatchObject({ grant: 'jwt-bearer', clientId: 'wl', dpop: true });
+      process.env.MCPLITE_OAUTH_ASSERTION = 'rotated';
+      expect(typeof options.assertion === 'function' ? options.assertion() : undefined).toBe('rotated');
+      process.env.MCPLITE_IDP_ID_TOKEN = 'id-token';
+      const enterprise = oauthFlagOptions({
+        grant: 'enterprise',
+        clientId: 'app',
+        idpIssuer: 'https://idp.example.com',
+        idpTokenEndpoint: 'https://idp.example.com/token',
+        idpClientId: 'app-at-idp',
+      });
+      expect(enterprise.idp).toMatchObject({ issuer: 'https://idp.example.com', clientId: 'app-at-idp' });
+      expect(() => oauthFlagOptions({ grant: 'enterprise', clientId: 'app' })).toThrow(/--idp-issuer/);
+      delete process.env.MCPLITE_OAUTH_ASSERTION;
+      expect(() => oauthFlagOptions({ grant: 'jwt-bearer', clientId: 'wl' })).toThrow(
+        /MCPLITE_OAUTH_ASSERTION/,
+      );
+      expect(() => oauthFlagOptions({ grant: 'jwt-bearer' })).toThrow(/--client-id/);
+    } finally {
+      process.env = saved;
+    }
+  });
 });

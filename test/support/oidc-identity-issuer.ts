@@ -177,6 +177,7 @@ function configuration(signingJwk: JWK): Configuration {
     jwks: { keys: [signingJwk] },
     scopes: ['tools:read'],
     features: {
+      devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       // A nonce at every token request: the client must answer use_dpop_nonce (RFC 9449 §8).
       dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true },
