@@ -116,7 +116,7 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
     const granted = issuer.tokenRequests[JWT_BEARER] ?? 0;
     const challenged = issuer.nonceChallenges;
     const client = await connect(resource, {
-      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store },
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store, dpop: true },
     });
     try {
       const first = await client.call('whoami', {});
@@ -140,7 +140,7 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
 
     // Another client over the same store: the tokens and their key are reused, no new grant.
     const again = await connect(resource, {
-      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store },
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store, dpop: true },
     });
     try {
       expect(await again.call('whoami', {})).toMatchObject({ type: 'answer' });
@@ -160,7 +160,13 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
     };
     for (let i = 0; i < 2; i++) {
       const client = await connect(resource, {
-        oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store: memoryOAuthStore() },
+        oauth: {
+          grant: 'jwt-bearer',
+          clientId: WORKLOAD_CLIENT,
+          assertion,
+          store: memoryOAuthStore(),
+          dpop: true,
+        },
       });
       try {
         expect(await client.call('whoami', {})).toMatchObject({
@@ -187,10 +193,10 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
 });
 
 describe('client credentials with DPoP, against oidc-provider', () => {
-  it('binds the token to the key the store keeps, offered by the authorization server', async () => {
+  it('binds the token to the key the store keeps', async () => {
     const store = memoryOAuthStore();
     const client = await connect(resource, {
-      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, store },
+      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, store, dpop: true },
     });
     try {
       expect(await client.call('whoami', {})).toMatchObject({
@@ -204,9 +210,9 @@ describe('client credentials with DPoP, against oidc-provider', () => {
     expect(proofs.some((p) => p.jkt === jkt)).toBe(true);
   }, 60_000);
 
-  it('goes without DPoP when told not to: the bound-only server refuses the bearer token', async () => {
+  it('goes without DPoP unless asked, where the resource does not say it takes it: the bound-only server refuses the bearer token', async () => {
     const err = await connect(resource, {
-      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, dpop: false },
+      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer },
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpLiteError);
     expect((err as McpLiteError).code).toBe('unauthenticated');
@@ -221,7 +227,7 @@ describe('the gateway and the CLI take the same grants', () => {
         mcpServers: {
           wl: {
             url: resource,
-            oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertionEnv: 'WL_TOKEN' },
+            oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertionEnv: 'WL_TOKEN', dpop: true },
           },
         },
       },

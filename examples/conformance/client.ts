@@ -62,8 +62,9 @@ function oauthOptions(): OAuthOptions {
     // A Client ID Metadata Document URL: used where the authorization server takes one (CIMD).
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
   };
-  // DPoP (auth/dpop, auth/dpop-nonce) needs nothing here: the client proves possession wherever the
-  // authorization server offers ES256 (`oauth.dpop` unset).
+  // DPoP-bound tokens: the scenarios' authorization server offers them, their resource metadata does not say it
+  // takes them (RFC 9728), so the user asks for them.
+  if (scenario.startsWith('auth/dpop')) return { ...common, dpop: true };
   if (context.client_id === undefined) return common;
   if (scenario === 'auth/enterprise-managed-authorization')
     return {

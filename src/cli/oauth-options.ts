@@ -32,7 +32,7 @@ export interface OAuthFlags {
   idpIssuer?: string;
   idpTokenEndpoint?: string;
   idpClientId?: string;
-  /** `--dpop` / `--no-dpop`: DPoP-bound tokens always / never (default: where the authorization server offers it). */
+  /** `--dpop` / `--no-dpop`: DPoP-bound tokens always / never (default: where the server and its authorization server both take them). */
   dpop?: boolean;
 }
 
@@ -59,7 +59,10 @@ export function withOAuthFlags(command: Command): Command {
     .option('--idp-issuer <url>', '--grant enterprise: the identity provider (issuer URL)')
     .option('--idp-token-endpoint <url>', "--grant enterprise: the identity provider's token endpoint")
     .option('--idp-client-id <id>', "--grant enterprise: this client's id at the identity provider")
-    .option('--dpop', 'ask for DPoP-bound tokens (default: where the authorization server offers them)')
+    .option(
+      '--dpop',
+      'ask for DPoP-bound tokens (default: where the server and its authorization server both take them)',
+    )
     .option('--no-dpop', 'never use DPoP');
 }
 

@@ -85,15 +85,25 @@ export class OAuthSession {
   }
 
   /**
-   * The DPoP key for a sign-in with this authorization server, or undefined when it goes without: `oauth.dpop`
-   * true, or unset and ES256 offered (`dpop_signing_alg_values_supported`).
+   * The DPoP key for this sign-in, or undefined when it goes without: `oauth.dpop` true; or unset, and the
+   * resource takes DPoP (its metadata, RFC 9728: ES256 in `dpop_signing_alg_values_supported` while the
+   * authorization server offers ES256 too, or `dpop_bound_access_tokens_required`). An authorization server
+   * offering DPoP alone is not enough: many do while their resources take only bearer tokens.
    */
-  private async dpopFor(metadata: OAuthDiscoveryState['authorizationServerMetadata']) {
-    const offered = (metadata as { dpop_signing_alg_values_supported?: unknown } | undefined)
-      ?.dpop_signing_alg_values_supported;
+  private async dpopFor(discovered: OAuthDiscoveryState | undefined) {
+    if (this.options.dpop === false) return undefined;
+    const offers = (document: unknown) => {
+      const algs = (document as { dpop_signing_alg_values_supported?: unknown } | undefined)
+        ?.dpop_signing_alg_values_supported;
+      return Array.isArray(algs) && algs.includes(DPOP_ALGORITHM);
+    };
+    const resource = discovered?.resourceMetadata as
+      | { dpop_bound_access_tokens_required?: unknown }
+      | undefined;
     const wanted =
       this.options.dpop === true ||
-      (this.options.dpop === undefined && Array.isArray(offered) && offered.includes(DPOP_ALGORITHM));
+      resource?.dpop_bound_access_tokens_required === true ||
+      (offers(resource) && offers(discovered?.authorizationServerMetadata));
     return wanted ? this.key(true) : undefined;
   }
 
@@ -222,7 +232,7 @@ export class OAuthSession {
       if (fresh) await provider.invalidateCredentials?.('tokens');
       if (this.assertionGrant) this.assertionGrant.scope = scope;
       const metadata = this.discovered?.authorizationServerMetadata;
-      const key = await this.dpopFor(metadata);
+      const key = await this.dpopFor(this.discovered);
       // The proofs go with the token endpoint's requests only: discovery and registration carry none.
       const tokenEndpoint = metadata?.token_endpoint;
       const fetchFn = key

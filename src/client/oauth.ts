@@ -126,8 +126,9 @@ export interface OAuthOptions {
   idp?: EnterpriseIdp;
   /**
    * DPoP (RFC 9449): tokens bound to a key of this client, a proof with each token request and each request to
-   * the server (`Authorization: DPoP`). `true`: always; `false`: never; unset: when the authorization server lists
-   * ES256 in `dpop_signing_alg_values_supported`. The key is kept in `store` with the tokens.
+   * the server (`Authorization: DPoP`). `true`: always; `false`: never; unset: when the server's resource
+   * metadata (RFC 9728) lists ES256 in `dpop_signing_alg_values_supported` and the authorization server's does
+   * too, or says `dpop_bound_access_tokens_required`. The key is kept in `store` with the tokens.
    */
   dpop?: boolean;
   /** `private_key_jwt`: the signing key (PEM or JWK) and its algorithm (default ES256). Needs `issuer`. */

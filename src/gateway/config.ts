@@ -60,7 +60,7 @@ export interface EntryOAuth {
   assertion?: OAuthSecretSource;
   /** `enterprise`: the identity provider, its ID token read from the environment at each grant. */
   idp?: EnterpriseIdp;
-  /** `"dpop"`: DPoP-bound tokens always (true) or never (false); default where the authorization server offers them. */
+  /** `"dpop"`: DPoP-bound tokens always (true) or never (false); default where the upstream and its authorization server take them. */
   dpop?: boolean;
 }
 
