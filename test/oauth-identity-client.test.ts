@@ -8,15 +8,25 @@
  * server run in the official conformance scenarios (`npm run conformance`).
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauthFlagOptions } from '../src/cli/oauth-options.js';
-import { connect, McpLiteError, memoryOAuthStore, type OAuthStore } from '../src/client/index.js';
+import {
+  connect,
+  McpLiteError,
+  memoryOAuthStore,
+  type OAuthRecord,
+  type OAuthStore,
+} from '../src/client/index.js';
 import type { Authenticate, Credentials } from '../src/core/auth.js';
 import { protectedResourceMetadataUrl } from '../src/core/oauth/protected-resource.js';
 import { type EntryOAuth, parseGatewayConfig } from '../src/gateway/config.js';
 import { createServer, defineTool } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
+import { run } from './support/cli-process.js';
 import { freePort } from './support/free-port.js';
 import { startGateway } from './support/gateway-in-process.js';
 import {
@@ -294,6 +304,28 @@ describe('the gateway and the CLI take the same grants', () => {
     expect(refused({ grant: 'password', clientId: 'a' })).toMatch(/grant must be one of/);
     expect(refused({ dpop: 'yes' })).toMatch(/dpop must be true or false/);
   });
+
+  it('mcplite login --grant jwt-bearer --dpop keeps the bound tokens and their key; the next command proves with it', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'mcplite-wl-'));
+    try {
+      const token = await issuer.workloadToken('cli-workload');
+      const args = ['login', resource, '--grant', 'jwt-bearer', '--client-id', WORKLOAD_CLIENT, '--dpop'];
+      const login = run(args, { XDG_CONFIG_HOME: config, MCPLITE_OAUTH_ASSERTION: token });
+      expect(await login.exited, login.stderr()).toBe(0);
+      expect(login.stdout()).toContain('Signed in to');
+      const dir = join(config, 'mcplite', 'oauth');
+      const [file] = readdirSync(dir);
+      const { record } = JSON.parse(readFileSync(join(dir, file ?? ''), 'utf8')) as { record: OAuthRecord };
+      expect(record.tokens?.token_type).toMatch(/^dpop$/i);
+      expect(record.dpopKey?.d).toBeTypeOf('string');
+      // No grant flags, no assertion: the kept token and its key.
+      const call = run(['call', resource, 'whoami', '--timeout', '20000'], { XDG_CONFIG_HOME: config });
+      expect(await call.exited, call.stderr()).toBe(0);
+      expect(call.stdout()).toContain('cli-workload');
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('mcplite --grant reads the assertion and the ID token from the environment, at each grant', () => {
     const saved = { ...process.env };
