@@ -190,6 +190,24 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
     expect(reads).toBe(2);
   }, 60_000);
 
+  it('replaces a damaged stored key instead of failing', async () => {
+    const store = memoryOAuthStore();
+    await store.save(resource, { dpopKey: { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA', d: 'AAAA' } });
+    const assertion = () => issuer.workloadToken('job-after-damage');
+    const client = await connect(resource, {
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store, dpop: true },
+    });
+    try {
+      expect(await client.call('whoami', {})).toMatchObject({
+        type: 'answer',
+        value: { id: 'job-after-damage' },
+      });
+    } finally {
+      await client.close();
+    }
+    expect((await store.load(resource))?.dpopKey?.x).not.toBe('AAAA');
+  }, 60_000);
+
   it('sends an assertion for another authorization server nowhere', async () => {
     const granted = issuer.tokenRequests[JWT_BEARER] ?? 0;
     const elsewhere = await issuer.workloadToken('job', 'https://elsewhere.test');

@@ -107,11 +107,16 @@ export class OAuthSession {
     return wanted ? this.key(true) : undefined;
   }
 
-  /** The DPoP key: this session's, else the store's, else (`create`) a new one, saved with the tokens. */
+  /**
+   * The DPoP key: this session's, else the store's, else (`create`) a new one, saved with the tokens. A stored key
+   * that is not an ES256 private key (a damaged or edited record) is replaced as if absent: the tokens bound to it
+   * are then refused and signed in again.
+   */
   private async key(create: boolean): Promise<DpopKey | undefined> {
     if (this.dpopKey) return this.dpopKey;
     const record = (await this.store.load(this.server)) ?? {};
-    if (record.dpopKey) this.dpopKey = await DpopKey.fromJwk(record.dpopKey);
+    const stored = record.dpopKey ? await DpopKey.fromJwk(record.dpopKey).catch(() => undefined) : undefined;
+    if (stored) this.dpopKey = stored;
     else if (create) {
       this.dpopKey = await DpopKey.generate();
       await this.store.save(this.server, { ...record, dpopKey: this.dpopKey.privateJwk });
