@@ -4,8 +4,9 @@
  * workload (its assertion read at each grant, sent only to the authorization server its `aud` names) and
  * DPoP-bound tokens (RFC 9449) for it and for the client credentials grant. The protected mcplite server checks
  * each request's proof with jose (signature, `typ`, the token's `cnf.jkt`, `ath`, `htm`, `htu`, a fresh `jti`):
- * the client's proofs are what is under test here. The enterprise grant (ID-JAG) and the nonces of a resource
- * server run in the official conformance scenarios (`npm run conformance`).
+ * the client's proofs are what is under test here. The enterprise grant runs against oidc-provider as the
+ * identity provider too (token exchange for an ID-JAG); the nonces of a resource server run in the official
+ * conformance scenarios (`npm run conformance`).
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,9 +32,12 @@ import { freePort } from './support/free-port.js';
 import { startGateway } from './support/gateway-in-process.js';
 import {
   DPOP_MACHINE,
+  ENTERPRISE_CLIENT,
   type IdentityIssuer,
+  type IdentityProvider,
   JWT_BEARER,
   startIdentityIssuer,
+  startIdentityProvider,
   WORKLOAD_CLIENT,
 } from './support/oidc-identity-issuer.js';
 
@@ -216,6 +220,51 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpLiteError);
     expect((err as McpLiteError).data?.reason).toBe('issuer_not_configured');
+    expect(issuer.tokenRequests[JWT_BEARER] ?? 0).toBe(granted);
+  }, 60_000);
+});
+
+describe('enterprise-managed authorization, against oidc-provider as identity provider and authorization server', () => {
+  let idp: IdentityProvider;
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+    issuer.trustIdentityProvider(idp);
+  });
+  afterAll(() => idp?.close());
+
+  const enterprise = (idToken: () => Promise<string>, idpIssuer = idp.issuer) => ({
+    grant: 'enterprise' as const,
+    ...ENTERPRISE_CLIENT,
+    issuer: issuer.issuer,
+    dpop: true,
+    idp: { issuer: idpIssuer, tokenEndpoint: idp.tokenEndpoint, clientId: idp.clientId, idToken },
+  });
+
+  it("exchanges the user's ID token for an ID-JAG, then trades it for a DPoP-bound token as the user", async () => {
+    idp.allow(issuer.issuer, ENTERPRISE_CLIENT.clientId);
+    const exchanges = idp.exchanges;
+    const client = await connect(resource, { oauth: enterprise(() => idp.idToken('alice@acme.example')) });
+    try {
+      expect(await client.call('whoami', {})).toMatchObject({
+        type: 'answer',
+        value: { id: 'alice@acme.example' },
+      });
+    } finally {
+      await client.close();
+    }
+    expect(idp.exchanges).toBe(exchanges + 1);
+  }, 60_000);
+
+  it('stops where the identity provider refuses, or answers as another issuer: nothing reaches the authorization server', async () => {
+    const granted = issuer.tokenRequests[JWT_BEARER] ?? 0;
+    const bad = await connect(resource, {
+      oauth: enterprise(() => idp.idToken('mallory'), 'https://other-idp.example'),
+    }).catch((e: unknown) => e);
+    expect((bad as McpLiteError).data?.reason).toBe('issuer_mismatch');
+    const forged = await connect(resource, {
+      oauth: enterprise(async () => `${await idp.idToken('mallory')}x`),
+    }).catch((e: unknown) => e);
+    expect((forged as McpLiteError).data).toMatchObject({ reason: 'oauth_failed', error: 'invalid_grant' });
     expect(issuer.tokenRequests[JWT_BEARER] ?? 0).toBe(granted);
   }, 60_000);
 });
