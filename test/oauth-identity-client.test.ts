@@ -79,7 +79,16 @@ function dpopResourceServer(): Authenticate {
     const ath = createHash('sha256').update(token).digest('base64url');
     if ((payload.cnf as { jkt?: string } | undefined)?.jkt !== jkt) throw new Error('another key');
     if (claims.ath !== ath) throw new Error('ath');
-    if (claims.htu !== resource || !['POST', 'GET', 'DELETE'].includes(String(claims.htm)))
+    // HTTP: the resource's URL; gRPC: its own authority and the RPC's path (POST).
+    const grpc = `http://${running.grpc?.address}/mcplite.MCPLite/`;
+    const htu = String(claims.htu);
+    const rpc =
+      htu.startsWith(grpc) && ['GetTools', 'CallTool', 'CallToolStream'].includes(htu.slice(grpc.length));
+    if (
+      rpc
+        ? claims.htm !== 'POST'
+        : htu !== resource || !['POST', 'GET', 'DELETE'].includes(String(claims.htm))
+    )
       throw new Error('htu');
     if (proofs.some((p) => p.jti === claims.jti)) throw new Error('replayed jti');
     proofs.push({ jkt, htm: String(claims.htm), htu: String(claims.htu), jti: String(claims.jti) });
@@ -192,6 +201,24 @@ describe('jwt-bearer (workload identity) with DPoP, against oidc-provider', () =
       }
     }
     expect(reads).toBe(2);
+  }, 60_000);
+
+  it('proves possession on gRPC too: the proof names the RPC at the authority the channel addresses', async () => {
+    const store = memoryOAuthStore();
+    const assertion = () => issuer.workloadToken('grpc-job');
+    const target = `grpc://${running.grpc?.address}`;
+    const client = await connect(target, {
+      oauth: { grant: 'jwt-bearer', clientId: WORKLOAD_CLIENT, assertion, store, dpop: true, resource },
+    });
+    try {
+      expect(await client.call('whoami', {})).toMatchObject({ type: 'answer', value: { id: 'grpc-job' } });
+    } finally {
+      await client.close();
+    }
+    const jkt = await storedKeyThumbprint(store);
+    expect(proofs.filter((p) => p.jkt === jkt).map((p) => p.htu)).toContain(
+      `http://${running.grpc?.address}/mcplite.MCPLite/CallTool`,
+    );
   }, 60_000);
 
   it('replaces a damaged stored key instead of failing', async () => {

@@ -71,6 +71,17 @@ export class OAuthSession {
   }
 
   /**
+   * For a wire that is not `fetch` (gRPC): the headers that carry the current access token to `url` with `method`
+   * (`authorization`, and `dpop` with a proof for a bound token), and the token they carry.
+   */
+  async credentials(url: string, method = 'POST') {
+    const tokens = await this.provider?.tokens();
+    if (!tokens?.access_token) return { token: undefined, headers: {} };
+    const init = await this.authorized(url, { method }, tokens);
+    return { token: tokens.access_token, headers: Object.fromEntries(new Headers(init.headers)) };
+  }
+
+  /**
    * `init` carrying `tokens`: `Authorization: DPoP` with a proof for this request (RFC 9449 §7.1) when they are
    * bound to this client's key, else `Authorization: Bearer`.
    */
