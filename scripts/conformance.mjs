@@ -4,8 +4,9 @@
  * and runs the official suite, `@modelcontextprotocol/conformance server --suite all`, against its `/mcp` with
  * the pinned Node 22 binary of tools/node22 (the suite needs Node >= 22; see scripts/node22.mjs). Extra arguments go to the
  * suite (e.g. `-- --scenario tools-list`). Then, unless extra arguments were given, every client scenario of the
- * 2025-11-25 and 2026-07-28 requirement sets (each at its revision, one at a time) and the client-credentials
- * extension scenarios run against the mcplite client (examples/conformance/client.ts); `-- --client` runs only
+ * 2025-11-25 and 2026-07-28 requirement sets (each at its revision, one at a time), the client-credentials
+ * extension scenarios, and the enterprise-managed authorization, workload identity and DPoP extension scenarios
+ * (at both revisions) run against the mcplite client (examples/conformance/client.ts); `-- --client` runs only
  * those. Exits non-zero when any check fails (the suite fails a scenario on a failed check or a warning).
  */
 import { spawn } from 'node:child_process';
@@ -28,6 +29,17 @@ const tsx = join(dirname(require.resolve('tsx/package.json')), 'dist', 'cli.mjs'
 const REVISIONS = ['2025-11-25', '2026-07-28'];
 /** Extension scenarios run besides (unscored by the suite, failing here like any other): machine clients. */
 const EXTENSIONS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt'];
+/**
+ * Extension scenarios run at each revision of REVISIONS (the suite places extensions on no revision, so they are
+ * forced): enterprise-managed authorization, workload identity and DPoP, whose flows differ by revision only in
+ * the MCP requests they end with.
+ */
+const REVISION_EXTENSIONS = [
+  'auth/enterprise-managed-authorization',
+  'auth/wif-jwt-bearer',
+  'auth/dpop',
+  'auth/dpop-nonce',
+];
 
 const extra = process.argv.slice(2);
 const clientOnly = extra.includes('--client');
@@ -38,11 +50,15 @@ if (clientOnly || extra.length === 0) {
   for (const revision of REVISIONS)
     for (const scenario of await clientScenarios(revision)) runs.push([scenario, revision]);
   for (const scenario of EXTENSIONS) runs.push([scenario, undefined]);
+  for (const revision of REVISIONS)
+    for (const scenario of REVISION_EXTENSIONS) runs.push([scenario, revision, true]);
   const failed = [];
-  for (const [scenario, revision] of runs) {
+  for (const [scenario, revision, forced] of runs) {
     const args = [suite, 'client', '--command', command, '--scenario', scenario];
     if (revision) args.push('--spec-version', revision);
-    process.stdout.write(`\n== client scenario ${scenario}${revision ? ` (${revision})` : ' (extension)'}\n`);
+    if (forced) args.push('--force');
+    const kind = revision ? `${revision}${forced ? ', extension' : ''}` : 'extension';
+    process.stdout.write(`\n== client scenario ${scenario} (${kind})\n`);
     const run = spawn(node22, args, { cwd: root, stdio: 'inherit' });
     const c = await new Promise((resolve) => run.once('exit', (x) => resolve(x ?? 1)));
     if (c !== 0) {

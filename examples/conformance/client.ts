@@ -9,8 +9,9 @@ const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
 /**
- * What a scenario hands its client: pre-registered credentials or a signing key (auth), or the tool calls to
- * make with their arguments (http-custom-headers).
+ * What a scenario hands its client: pre-registered credentials or a signing key (auth), an identity provider
+ * and the user's ID token (enterprise-managed authorization), a workload's JWT (workload identity), or the tool
+ * calls to make with their arguments (http-custom-headers).
  */
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<
   string,
@@ -61,7 +62,26 @@ function oauthOptions(): OAuthOptions {
     // A Client ID Metadata Document URL: used where the authorization server takes one (CIMD).
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
   };
+  // DPoP-bound tokens: the scenarios' authorization server offers them, their resource metadata does not say it
+  // takes them (RFC 9728), so the user asks for them.
+  if (scenario.startsWith('auth/dpop')) return { ...common, dpop: true };
   if (context.client_id === undefined) return common;
+  if (scenario === 'auth/enterprise-managed-authorization')
+    return {
+      grant: 'enterprise',
+      clientId: context.client_id,
+      ...(issuer ? { issuer } : {}),
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+      idp: {
+        issuer: context.idp_issuer ?? '',
+        tokenEndpoint: context.idp_token_endpoint ?? '',
+        clientId: context.idp_client_id ?? '',
+        idToken: context.idp_id_token ?? '',
+      },
+    };
+  // Workload identity: the platform's current token, read at each grant.
+  if (scenario === 'auth/wif-jwt-bearer')
+    return { grant: 'jwt-bearer', clientId: context.client_id, assertion: () => context.valid_jwt ?? '' };
   if (scenario.startsWith('auth/client-credentials'))
     return {
       grant: 'client_credentials',

@@ -22,7 +22,22 @@ export interface OAuthFlags {
    * server's HTTP URL (its `mcplite login` record is used, refreshed through its authorization server).
    */
   oauthResource?: string;
+  /**
+   * `--grant <grant>`: `authorization_code` (the default: a user in a browser), `client_credentials` (with
+   * `$MCPLITE_CLIENT_SECRET`), `jwt-bearer` (the workload's JWT in `$MCPLITE_OAUTH_ASSERTION`, read at each grant)
+   * or `enterprise` (the user's ID token in `$MCPLITE_IDP_ID_TOKEN`, exchanged at `--idp-token-endpoint`).
+   */
+  grant?: NonNullable<OAuthOptions['grant']>;
+  /** `--idp-issuer`, `--idp-token-endpoint`, `--idp-client-id`: the identity provider of `--grant enterprise`. */
+  idpIssuer?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  /** `--dpop` / `--no-dpop`: DPoP-bound tokens always / never (default: where the server and its authorization server both take them). */
+  dpop?: boolean;
 }
+
+/** The grants `--grant` takes. */
+const GRANTS = ['authorization_code', 'client_credentials', 'jwt-bearer', 'enterprise'] as const;
 
 /** Adds the sign-in flags to a command. */
 export function withOAuthFlags(command: Command): Command {
@@ -34,7 +49,21 @@ export function withOAuthFlags(command: Command): Command {
     .option(
       '--oauth-resource <url>',
       "sign in to this resource instead of the target: for grpc://, the server's HTTP URL (its login serves both)",
-    );
+    )
+    .addOption(
+      new Option(
+        '--grant <grant>',
+        'the OAuth grant: jwt-bearer reads $MCPLITE_OAUTH_ASSERTION, enterprise $MCPLITE_IDP_ID_TOKEN (default: a browser sign-in)',
+      ).choices(GRANTS),
+    )
+    .option('--idp-issuer <url>', '--grant enterprise: the identity provider (issuer URL)')
+    .option('--idp-token-endpoint <url>', "--grant enterprise: the identity provider's token endpoint")
+    .option('--idp-client-id <id>', "--grant enterprise: this client's id at the identity provider")
+    .option(
+      '--dpop',
+      'ask for DPoP-bound tokens (default: where the server and its authorization server both take them)',
+    )
+    .option('--no-dpop', 'never use DPoP');
 }
 
 /** `--oauth-issuer <url>` (repeatable), for the commands that sign in (`inspect` too). */
@@ -66,12 +95,15 @@ export function cliOAuth(flags: OAuthFlags, signal?: AbortSignal): { oauth: OAut
 
 /**
  * The OAuth options the sign-in flags set: client id (with `$MCPLITE_CLIENT_SECRET` for a confidential client,
- * which needs `--oauth-issuer`), the issuers, scope and the resource signed in to. `mcplite inspect` shares them
- * with `cliOAuth`.
+ * which needs `--oauth-issuer`), the issuers, scope and the resource signed in to, the grant with what it reads
+ * from the environment (`grantFlagOptions`), DPoP. `mcplite inspect` shares them with `cliOAuth`.
  */
 export function oauthFlagOptions(
   flags: Omit<OAuthFlags, 'browser'>,
-): Pick<OAuthOptions, 'clientId' | 'clientSecret' | 'issuer' | 'scope' | 'resource'> {
+): Pick<
+  OAuthOptions,
+  'clientId' | 'clientSecret' | 'issuer' | 'scope' | 'resource' | 'grant' | 'assertion' | 'idp' | 'dpop'
+> {
   const secret = flags.clientId ? process.env.MCPLITE_CLIENT_SECRET : undefined;
   const issuers = flags.oauthIssuer ?? [];
   if (secret && issuers.length === 0)
@@ -85,5 +117,47 @@ export function oauthFlagOptions(
     ...(issuers.length > 0 ? { issuer: issuers } : {}),
     ...(flags.scope ? { scope: flags.scope } : {}),
     ...(flags.oauthResource ? { resource: oauthServer(flags.oauthResource) } : {}),
+    ...grantFlagOptions(flags),
+    ...(flags.dpop !== undefined ? { dpop: flags.dpop } : {}),
+  };
+}
+
+/**
+ * `--grant` and what it needs. The assertion and the ID token come from the environment, never from flags
+ * (flags show in `ps`), and are read at each grant: a workload's token rotates, a user's ID token expires.
+ */
+function grantFlagOptions(
+  flags: Omit<OAuthFlags, 'browser'>,
+): Pick<OAuthOptions, 'grant' | 'assertion' | 'idp'> {
+  const { grant } = flags;
+  if (grant === undefined || grant === 'authorization_code') return grant ? { grant } : {};
+  if (!flags.clientId) throw new CliError(`--grant ${grant} needs --client-id`, 2);
+  if (grant === 'client_credentials') {
+    if (!process.env.MCPLITE_CLIENT_SECRET)
+      throw new CliError('--grant client_credentials needs $MCPLITE_CLIENT_SECRET', 2);
+    return { grant };
+  }
+  if (grant === 'jwt-bearer') return { grant, assertion: fromEnvironment('MCPLITE_OAUTH_ASSERTION') };
+  const { idpIssuer, idpTokenEndpoint, idpClientId } = flags;
+  if (!idpIssuer || !idpTokenEndpoint || !idpClientId)
+    throw new CliError('--grant enterprise needs --idp-issuer, --idp-token-endpoint and --idp-client-id', 2);
+  return {
+    grant,
+    idp: {
+      issuer: idpIssuer,
+      tokenEndpoint: idpTokenEndpoint,
+      clientId: idpClientId,
+      idToken: fromEnvironment('MCPLITE_IDP_ID_TOKEN'),
+    },
+  };
+}
+
+/** A credential read from the environment when a grant needs it; its absence is said by name, then. */
+function fromEnvironment(variable: string): () => string {
+  if (!process.env[variable]) throw new CliError(`The grant needs $${variable} in the environment`, 2);
+  return () => {
+    const value = process.env[variable];
+    if (!value) throw new CliError(`$${variable} is no longer set`, 2);
+    return value;
   };
 }

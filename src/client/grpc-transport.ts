@@ -75,8 +75,11 @@ const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
  * transport asks for the token itself and hands each refusal back to be fixed.
  */
 export interface GrpcAuth {
-  /** The access token to send now, if any. */
-  accessToken(): Promise<string | undefined>;
+  /**
+   * The metadata carrying the current access token to `url` (the RPC as an HTTP/2 URL: a DPoP proof names it), and
+   * the token it carries, if any.
+   */
+  credentials(url: string): Promise<{ token: string | undefined; headers: Record<string, string> }>;
   /** Signs in, refreshes or steps up after a refusal; false when the RPC should not be sent again. */
   recover(status: 401 | 403, wwwAuthenticate: string | undefined, sent: string | undefined): Promise<boolean>;
   /** An RPC got through. */
@@ -110,10 +113,13 @@ export function grpcTransport(
       : credentials.createInsecure(),
     { 'grpc.max_receive_message_length': limits.maxResponseBytes },
   );
-  const metadata = (ctx: WireContext, token: string | undefined): Metadata => {
+  /** The URL an RPC goes to, as a DPoP proof names it (`htu`): the authority the channel addresses, the RPC's path. */
+  const rpcUrl = (rpc: string) =>
+    `${target.protocol === 'grpcs:' ? 'https' : 'http'}://${target.hostname}:${port}/mcplite.MCPLite/${rpc}`;
+  const metadata = (ctx: WireContext, credentials: Record<string, string>): Metadata => {
     const md = new Metadata();
     for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
-    if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+    for (const [k, v] of Object.entries(credentials)) md.set(k, v);
     // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
     if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
     return md;
@@ -124,13 +130,14 @@ export function grpcTransport(
    * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again.
    */
   async function authorized(
-    run: (token: string | undefined) => Promise<WireResponse>,
+    rpc: string,
+    run: (credentials: Record<string, string>) => Promise<WireResponse>,
   ): Promise<WireResponse> {
-    if (!auth) return run(undefined);
+    if (!auth) return run({});
     for (;;) {
-      const sent = await auth.accessToken();
+      const { token: sent, headers: credentials } = await auth.credentials(rpcUrl(rpc));
       try {
-        const res = await run(sent);
+        const res = await run(credentials);
         auth.accepted();
         return res;
       } catch (err) {
@@ -148,18 +155,18 @@ export function grpcTransport(
   }
 
   function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
-    return authorized((token) => unaryOnce(method, req, ctx, token));
+    return authorized(method, (credentials) => unaryOnce(method, req, ctx, credentials));
   }
 
   function unaryOnce(
     method: 'GetTools' | 'CallTool',
     req: unknown,
     ctx: WireContext,
-    token: string | undefined,
+    credentials: Record<string, string>,
   ): Promise<WireResponse> {
     return new Promise((resolve, reject) => {
       if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
-      const call = stub[method](req, metadata(ctx, token), {}, (err, res) => {
+      const call = stub[method](req, metadata(ctx, credentials), {}, (err, res) => {
         ctx.signal?.removeEventListener('abort', onAbort);
         if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err, limits));
         else resolve(res as WireResponse);
@@ -170,16 +177,16 @@ export function grpcTransport(
   }
 
   function streamed(req: unknown, ctx: WireContext): Promise<WireResponse> {
-    return authorized((token) => streamedOnce(req, ctx, token));
+    return authorized('CallToolStream', (credentials) => streamedOnce(req, ctx, credentials));
   }
 
   async function streamedOnce(
     req: unknown,
     ctx: WireContext,
-    token: string | undefined,
+    credentials: Record<string, string>,
   ): Promise<WireResponse> {
     if (ctx.signal?.aborted) throw abortError(ctx.signal);
-    const call = stub.CallToolStream(req, metadata(ctx, token), {});
+    const call = stub.CallToolStream(req, metadata(ctx, credentials), {});
     const onAbort = () => call.cancel();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {

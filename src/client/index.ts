@@ -10,7 +10,14 @@ export type { CatalogRequestOptions } from './client-api.js';
 export { bindingOf, splitCommand } from './detect.js';
 export { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';
-export { memoryOAuthStore, type OAuthOptions, type OAuthRecord, type OAuthStore } from './oauth.js';
+export {
+  type EnterpriseIdp,
+  memoryOAuthStore,
+  type OAuthOptions,
+  type OAuthRecord,
+  type OAuthSecretSource,
+  type OAuthStore,
+} from './oauth.js';
 export type { CallArgs, ToolOutput, ToolSet, TypedOutcome } from './typed.js';
 export type {
   AnswerOutcome,

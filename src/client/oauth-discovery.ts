@@ -81,7 +81,7 @@ export async function discoverAuthorization(
 }
 
 /** Two issuer URLs the same once parsed (`https://as.example` and `https://as.example/` are one). */
-function sameUrl(a: string, b: string): boolean {
+export function sameUrl(a: string, b: string): boolean {
   try {
     return new URL(a).href === new URL(b).href;
   } catch {

@@ -24,7 +24,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private lastState: string | undefined;
 
   constructor(
-    private readonly server: string,
+    protected readonly server: string,
     private readonly store: OAuthStore,
     private readonly options: OAuthOptions,
   ) {

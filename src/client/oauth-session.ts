@@ -1,10 +1,13 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpLiteError } from '../core/errors.js';
 import { type AuthChallenge, parseChallenge } from './auth-challenge.js';
-import type { HttpFetch } from './http-fetch.js';
-import { configuredIssuers, memoryOAuthStore, type OAuthOptions } from './oauth.js';
+import { DPOP_ALGORITHM, DpopKey, withDpopProofs } from './dpop.js';
+import { type HttpFetch, shown } from './http-fetch.js';
+import { configuredIssuers, memoryOAuthStore, type OAuthOptions, type OAuthStore } from './oauth.js';
 import { discoverAuthorization } from './oauth-discovery.js';
 import { boundedOAuthFetch } from './oauth-fetch.js';
+import { AssertionGrantProvider } from './oauth-grants.js';
 import { StoredOAuthProvider } from './oauth-provider.js';
 import { registrationForgotten } from './oauth-registration.js';
 
@@ -35,6 +38,12 @@ export class OAuthSession {
   private discovered: OAuthDiscoveryState | undefined;
   /** Every OAuth request, bounded in bytes and time (`oauth-fetch.ts`). */
   private readonly oauthFetch = boundedOAuthFetch();
+  /** Where tokens, registrations and the DPoP key are kept. */
+  private readonly store: OAuthStore;
+  /** The provider of the jwt-bearer and enterprise grants, when one of them is configured. */
+  private readonly assertionGrant: AssertionGrantProvider | undefined;
+  /** This client's DPoP key, once it uses DPoP (loaded from the store, else made at the first sign-in). */
+  private dpopKey: DpopKey | undefined;
 
   constructor(
     readonly server: string,
@@ -42,11 +51,16 @@ export class OAuthSession {
   ) {
     this.maxAuthorizations = options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
     this.issuers = configuredIssuers(options);
+    this.store = options.store ?? memoryOAuthStore();
     if (options.grant === 'client_credentials') {
       if (!options.clientId)
         throw new McpLiteError('invalid_request', 'The client credentials grant needs clientId');
+    } else if (options.grant === 'jwt-bearer' || options.grant === 'enterprise') {
+      const context = () => ({ discovered: this.discovered, fetchFn: this.oauthFetch });
+      this.assertionGrant = new AssertionGrantProvider(server, this.store, options, context, this.issuers);
+      this.provider = this.assertionGrant;
     } else {
-      this.interactive = new StoredOAuthProvider(server, options.store ?? memoryOAuthStore(), options);
+      this.interactive = new StoredOAuthProvider(server, this.store, options);
       this.provider = this.interactive;
     }
   }
@@ -54,6 +68,71 @@ export class OAuthSession {
   /** The access token to send now, if any. */
   async accessToken(): Promise<string | undefined> {
     return (await this.provider?.tokens())?.access_token;
+  }
+
+  /**
+   * For a wire that is not `fetch` (gRPC): the headers that carry the current access token to `url` with `method`
+   * (`authorization`, and `dpop` with a proof for a bound token), and the token they carry.
+   */
+  async credentials(url: string, method = 'POST') {
+    const tokens = await this.provider?.tokens();
+    if (!tokens?.access_token) return { token: undefined, headers: {} };
+    const init = await this.authorized(url, { method }, tokens);
+    return { token: tokens.access_token, headers: Object.fromEntries(new Headers(init.headers)) };
+  }
+
+  /**
+   * `init` carrying `tokens`: `Authorization: DPoP` with a proof for this request (RFC 9449 §7.1) when they are
+   * bound to this client's key, else `Authorization: Bearer`.
+   */
+  private async authorized(url: string | URL, init: RequestInit, tokens: OAuthTokens): Promise<RequestInit> {
+    const headers = new Headers(init.headers);
+    const key = tokens.token_type?.toLowerCase() === 'dpop' ? await this.key(false) : undefined;
+    if (key) {
+      headers.set('authorization', `DPoP ${tokens.access_token}`);
+      headers.set('dpop', await key.proof(init.method ?? 'GET', url, tokens.access_token));
+    } else headers.set('authorization', `Bearer ${tokens.access_token}`);
+    return { ...init, headers };
+  }
+
+  /**
+   * The DPoP key for this sign-in, or undefined when it goes without: `oauth.dpop` true; or unset, and the
+   * resource takes DPoP (its metadata, RFC 9728: ES256 in `dpop_signing_alg_values_supported` while the
+   * authorization server offers ES256 too, or `dpop_bound_access_tokens_required`). An authorization server
+   * offering DPoP alone is not enough: many do while their resources take only bearer tokens.
+   */
+  private async dpopFor(discovered: OAuthDiscoveryState | undefined) {
+    if (this.options.dpop === false) return undefined;
+    const offers = (document: unknown) => {
+      const algs = (document as { dpop_signing_alg_values_supported?: unknown } | undefined)
+        ?.dpop_signing_alg_values_supported;
+      return Array.isArray(algs) && algs.includes(DPOP_ALGORITHM);
+    };
+    const resource = discovered?.resourceMetadata as
+      | { dpop_bound_access_tokens_required?: unknown }
+      | undefined;
+    const wanted =
+      this.options.dpop === true ||
+      resource?.dpop_bound_access_tokens_required === true ||
+      (offers(resource) && offers(discovered?.authorizationServerMetadata));
+    return wanted ? this.key(true) : undefined;
+  }
+
+  /**
+   * The DPoP key: this session's, else the store's, else (`create`) a new one, saved with the tokens. A stored key
+   * that is not an ES256 private key (a damaged or edited record) is replaced as if absent: the tokens bound to it
+   * are then refused and signed in again.
+   */
+  private async key(create: boolean): Promise<DpopKey | undefined> {
+    if (this.dpopKey) return this.dpopKey;
+    const record = (await this.store.load(this.server)) ?? {};
+    const stored = record.dpopKey ? await DpopKey.fromJwk(record.dpopKey).catch(() => undefined) : undefined;
+    if (stored) this.dpopKey = stored;
+    else if (create) {
+      this.dpopKey = await DpopKey.generate();
+      await this.store.save(this.server, { ...record, dpopKey: this.dpopKey.privateJwk });
+    }
+    return this.dpopKey;
   }
 
   /**
@@ -90,13 +169,24 @@ export class OAuthSession {
     return provider;
   }
 
-  /** `next` with the bearer token on each request, and a sign-in and one retry after a refusal it can fix. */
+  /**
+   * `next` with the access token on each request (with a DPoP proof for a bound one), a sign-in and one retry
+   * after a refusal it can fix, and one retry with the server's new nonce after a `use_dpop_nonce` (RFC 9449 §9).
+   */
   fetch(next: HttpFetch): HttpFetch {
     return async (url, init) => {
+      let nonceRetried = false;
       for (;;) {
-        const sent = await this.accessToken();
-        const res = await next(url, sent ? withBearer(init, sent) : init);
+        const tokens = await this.provider?.tokens();
+        const sent = tokens?.access_token;
+        const res = await next(url, tokens && sent ? await this.authorized(url, init, tokens) : init);
         const challenge = parseChallenge(res.headers.get('www-authenticate'));
+        const renewed = this.dpopKey?.noteNonce(url, res.headers) ?? false;
+        if (res.status === 401 && challenge?.error === 'use_dpop_nonce' && renewed && !nonceRetried) {
+          nonceRetried = true;
+          await res.body?.cancel().catch(() => {});
+          continue;
+        }
         const stepUp = res.status === 403 && challenge?.error === 'insufficient_scope';
         if (res.status !== 401 && !stepUp) {
           if (res.ok) this.attempts = 0;
@@ -156,9 +246,21 @@ export class OAuthSession {
       const scope = await this.discover(challenge, resourceMetadataUrl);
       const provider = await this.grantProvider(this.discovered?.authorizationServerUrl ?? '');
       if (fresh) await provider.invalidateCredentials?.('tokens');
+      if (this.assertionGrant) this.assertionGrant.scope = scope;
+      const metadata = this.discovered?.authorizationServerMetadata;
+      const key = await this.dpopFor(this.discovered);
+      // The proofs go with the token endpoint's requests only: discovery and registration carry none.
+      const tokenEndpoint = metadata?.token_endpoint;
+      const fetchFn = key
+        ? withDpopProofs(
+            this.oauthFetch,
+            key,
+            (url, method) => method === 'POST' && shown(url) === tokenEndpoint,
+          )
+        : this.oauthFetch;
       const base = {
         serverUrl: this.server,
-        fetchFn: this.oauthFetch,
+        fetchFn,
         ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
         ...(scope ? { scope } : {}),
       };
@@ -297,10 +399,4 @@ function checkIss(iss: string | null, metadata: { issuer: string } | undefined):
         reason: 'iss_mismatch',
       },
     );
-}
-
-function withBearer(init: RequestInit, token: string): RequestInit {
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${token}`);
-  return { ...init, headers };
 }

@@ -1,4 +1,5 @@
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { JWK } from 'jose';
 import { McpLiteError } from '../core/errors.js';
 
 /**
@@ -9,6 +10,8 @@ import { McpLiteError } from '../core/errors.js';
 export interface OAuthRecord {
   client?: OAuthClientInformationMixed;
   tokens?: OAuthTokens;
+  /** The client's DPoP private key, when it uses DPoP: its tokens are bound to it, so it is kept with them. */
+  dpopKey?: JWK;
 }
 
 /**
@@ -103,10 +106,31 @@ export interface OAuthOptions {
    */
   issuer?: string | readonly string[];
   /**
-   * The client credentials grant (machine clients, no user): with `clientId` and `clientSecret`
-   * (`client_secret_basic`), or `clientId` and `privateKey` (`private_key_jwt`, RFC 7523).
+   * The grant, when not the authorization code (a user in a browser):
+   * - `client_credentials` (machine clients, no user): with `clientId` and `clientSecret` (`client_secret_basic`),
+   *   or `clientId` and `privateKey` (`private_key_jwt`, RFC 7523);
+   * - `jwt-bearer` (workload identity, RFC 7523 §2.1): `clientId` and `assertion`, a JWT the workload's platform
+   *   issued, no secret;
+   * - `enterprise` (enterprise-managed authorization): the user's ID token at `idp` is exchanged (RFC 8693) for an
+   *   identity assertion (ID-JAG) for this server's authorization server, which it then trades with the jwt-bearer
+   *   grant, as `clientId` (with `clientSecret` where the authorization server registered one, which needs
+   *   `issuer`).
    */
-  grant?: 'authorization_code' | 'client_credentials';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt-bearer' | 'enterprise';
+  /**
+   * The `jwt-bearer` grant's assertion, or a function giving it (sync or async), called at each grant: a
+   * workload's token rotates. Without `issuer` it goes only to the authorization server its `aud` names.
+   */
+  assertion?: OAuthSecretSource;
+  /** The `enterprise` grant's identity provider, where the user's ID token is exchanged for an ID-JAG. */
+  idp?: EnterpriseIdp;
+  /**
+   * DPoP (RFC 9449): tokens bound to a key of this client, a proof with each token request and each request to
+   * the server (`Authorization: DPoP`). `true`: always; `false`: never; unset: when the server's resource
+   * metadata (RFC 9728) lists ES256 in `dpop_signing_alg_values_supported` and the authorization server's does
+   * too, or says `dpop_bound_access_tokens_required`. The key is kept in `store` with the tokens.
+   */
+  dpop?: boolean;
   /** `private_key_jwt`: the signing key (PEM or JWK) and its algorithm (default ES256). Needs `issuer`. */
   privateKey?: string | Record<string, unknown>;
   signingAlgorithm?: string;
@@ -120,6 +144,21 @@ export interface OAuthOptions {
   store?: OAuthStore;
   /** Sign-ins (and step-ups) in a row, without a request succeeding in between, before giving up. Default 3. */
   maxAuthorizations?: number;
+}
+
+/** A credential given as is, or by a function called each time it is needed (sync or async). */
+export type OAuthSecretSource = string | (() => string | Promise<string>);
+
+/** The identity provider of enterprise-managed authorization: it exchanges the user's ID token for an ID-JAG. */
+export interface EnterpriseIdp {
+  /** Its issuer: the ID-JAG it answers with must name it (`iss`). */
+  issuer: string;
+  /** Its token endpoint, where the exchange (RFC 8693) is posted; the ID token goes nowhere else. */
+  tokenEndpoint: string;
+  /** This client's id at the identity provider. */
+  clientId: string;
+  /** The user's ID token from it, or a function giving the current one. */
+  idToken: OAuthSecretSource;
 }
 
 /**

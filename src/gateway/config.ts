@@ -1,3 +1,4 @@
+import type { EnterpriseIdp, OAuthSecretSource } from '../client/oauth.js';
 import { McpLiteError } from '../core/errors.js';
 import type { ToolTransforms } from './transforms.js';
 
@@ -49,8 +50,18 @@ export interface EntryOAuth {
    * `clientSecretEnv`: the secret is sent to no other, whichever one the upstream's metadata names.
    */
   issuer?: string[];
-  /** `client_credentials` (the default with a secret: no user, no browser) or `authorization_code`. */
-  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * `client_credentials` (the default with a secret: no user, no browser), `authorization_code`, `jwt-bearer`
+   * (workload identity: the assertion from the variable `assertionEnv` names) or `enterprise` (the ID token from
+   * the variable `idp.idTokenEnv` names, exchanged at `idp` for an ID-JAG).
+   */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt-bearer' | 'enterprise';
+  /** `jwt-bearer`: the workload's JWT, read from the environment at each grant. */
+  assertion?: OAuthSecretSource;
+  /** `enterprise`: the identity provider, its ID token read from the environment at each grant. */
+  idp?: EnterpriseIdp;
+  /** `"dpop"`: DPoP-bound tokens always (true) or never (false); default where the upstream and its authorization server take them. */
+  dpop?: boolean;
 }
 
 /** A remote MCP server (Streamable HTTP, or any target the client detects at that URL). */
@@ -205,15 +216,32 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
   }
 }
 
+/** The grants `"oauth": { "grant" }` takes. */
+const GRANTS: ReadonlySet<unknown> = new Set([
+  'authorization_code',
+  'client_credentials',
+  'jwt-bearer',
+  'enterprise',
+]);
+
 /**
- * `"oauth"`: `true`, or `{ clientId, scope, clientSecretEnv, issuer, grant }` (the secret read from the
- * environment, sent only to `issuer`).
+ * `"oauth"`: `true`, or `{ clientId, scope, clientSecretEnv, issuer, grant, assertionEnv, idp, dpop }` (the secret
+ * read from the environment, sent only to `issuer`; the assertion and the ID token read from it at each grant).
  */
 function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth?: EntryOAuth } {
   if (value === undefined || value === false) return {};
   if (value === true) return { oauth: {} };
   if (!isObject(value)) throw invalid(`${where} must be true or an object`);
-  const known = new Set(['clientId', 'scope', 'clientSecretEnv', 'issuer', 'grant']);
+  const known = new Set([
+    'clientId',
+    'scope',
+    'clientSecretEnv',
+    'issuer',
+    'grant',
+    'assertionEnv',
+    'idp',
+    'dpop',
+  ]);
   const unknown = Object.keys(value).filter((k) => !known.has(k));
   if (unknown.length > 0) throw invalid(`${where}: unknown field "${unknown[0]}"`);
   const oauth: EntryOAuth = {};
@@ -235,11 +263,16 @@ function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth
       throw invalid(`${where}.issuer must be an http(s) URL or a list of them`);
     oauth.issuer = issuers as string[];
   }
+  if (value.dpop !== undefined) {
+    if (typeof value.dpop !== 'boolean') throw invalid(`${where}.dpop must be true or false`);
+    oauth.dpop = value.dpop;
+  }
   if (value.grant !== undefined) {
-    if (value.grant !== 'client_credentials' && value.grant !== 'authorization_code')
-      throw invalid(`${where}.grant must be "client_credentials" or "authorization_code"`);
-    oauth.grant = value.grant;
+    if (!GRANTS.has(value.grant))
+      throw invalid(`${where}.grant must be one of ${[...GRANTS].map((g) => `"${g}"`).join(', ')}`);
+    oauth.grant = value.grant as NonNullable<EntryOAuth['grant']>;
   } else if (oauth.clientSecret !== undefined) oauth.grant = 'client_credentials';
+  Object.assign(oauth, assertionGrantOf(value, oauth, where, env));
   if (oauth.grant === 'client_credentials' && (!oauth.clientId || oauth.clientSecret === undefined))
     throw invalid(`${where}: the client credentials grant needs "clientId" and "clientSecretEnv"`);
   if (oauth.clientSecret !== undefined && !oauth.issuer)
@@ -247,6 +280,46 @@ function oauthOf(value: unknown, where: string, env: NodeJS.ProcessEnv): { oauth
       `${where}: "clientSecretEnv" needs "issuer": the secret is sent only to the authorization server named with it`,
     );
   return { oauth };
+}
+
+/** `assertionEnv` (jwt-bearer) and `idp` (enterprise): only with their grant, each credential from the environment. */
+function assertionGrantOf(
+  value: Record<string, unknown>,
+  oauth: EntryOAuth,
+  where: string,
+  env: NodeJS.ProcessEnv,
+): Pick<EntryOAuth, 'assertion' | 'idp'> {
+  const { grant } = oauth;
+  if (value.assertionEnv !== undefined && grant !== 'jwt-bearer')
+    throw invalid(`${where}.assertionEnv goes with "grant": "jwt-bearer"`);
+  if (value.idp !== undefined && grant !== 'enterprise')
+    throw invalid(`${where}.idp goes with "grant": "enterprise"`);
+  if (grant !== 'jwt-bearer' && grant !== 'enterprise') return {};
+  if (!oauth.clientId) throw invalid(`${where}: the ${grant} grant needs "clientId"`);
+  if (grant === 'jwt-bearer') return { assertion: fromEnv(value.assertionEnv, `${where}.assertionEnv`, env) };
+  const idp = value.idp;
+  if (!isObject(idp)) throw invalid(`${where}: the enterprise grant needs "idp"`);
+  const known = new Set(['issuer', 'tokenEndpoint', 'clientId', 'idTokenEnv']);
+  const unknown = Object.keys(idp).filter((k) => !known.has(k));
+  if (unknown.length > 0) throw invalid(`${where}.idp: unknown field "${unknown[0]}"`);
+  return {
+    idp: {
+      issuer: httpUrl(str(idp.issuer, `${where}.idp.issuer`), `${where}.idp.issuer`),
+      tokenEndpoint: httpUrl(
+        str(idp.tokenEndpoint, `${where}.idp.tokenEndpoint`),
+        `${where}.idp.tokenEndpoint`,
+      ),
+      clientId: str(idp.clientId, `${where}.idp.clientId`),
+      idToken: fromEnv(idp.idTokenEnv, `${where}.idp.idTokenEnv`, env),
+    },
+  };
+}
+
+/** A credential named by an environment variable: present now, and read again at each grant (it may rotate). */
+function fromEnv(name: unknown, where: string, env: NodeJS.ProcessEnv): () => string {
+  const variable = str(name, where);
+  if (!env[variable]) throw invalid(`${where}: the environment has no ${variable}`);
+  return () => env[variable] ?? '';
 }
 
 function transformsOf(value: unknown, where: string): ToolTransforms {
