@@ -249,7 +249,7 @@ function readToolRequest(raw: RawToolRequest): {
 }
 
 /** A call's metadata and peer, read on first use: the caller of a GetTools listing, and the base of `CallLife`. */
-class MetadataSource {
+export class MetadataSource {
   private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
   private peerOnce: string | undefined;
 
@@ -278,7 +278,7 @@ class MetadataSource {
  * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
  * too, and gives back the call's in-flight slots. It is the call's `CallSource` (the peer address).
  */
-class CallLife extends MetadataSource implements CallSource {
+export class CallLife extends MetadataSource implements CallSource {
   readonly abort = new LazyAbort();
   private readonly onCancelled: () => void;
   private readonly releases: Array<() => void> = [];
