@@ -17,7 +17,8 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
-import { bearerAuth, createServer } from '../src/index.js';
+import { listenGrpc } from '../src/bindings/grpc/listen.js';
+import { bearerAuth, createServer, McpLiteError, visibleTools } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { reflect } from './support/reflection-client.js';
 
@@ -114,6 +115,36 @@ afterAll(async () => {
 });
 
 describe('model_context_protocol.Mcp from the reference proto', () => {
+  it("the project's proto files define the reference's package, service, messages, numbers and types", () => {
+    const load = (dir: string) =>
+      loadSync(join(dir, 'mcp.proto'), { keepCase: true, includeDirs: [dir] }) as Record<string, any>;
+    const ours = load(join(import.meta.dirname, '../proto'));
+    const reference = load(REFERENCE);
+    // Comments and file options aside, every type and every method reads the same.
+    const shape = (d: Record<string, any>) =>
+      Object.fromEntries(
+        Object.entries(d).map(([name, t]) => [
+          name,
+          t.type
+            ? JSON.stringify(t.type, (k, v) => (k === 'options' || k === 'sourceCodeInfo' ? undefined : v))
+            : Object.fromEntries(
+                Object.entries(t).map(([m, x]: [string, any]) => [
+                  m,
+                  [
+                    x.path,
+                    x.requestType.type.name,
+                    x.responseType.type.name,
+                    x.requestStream,
+                    x.responseStream,
+                  ],
+                ]),
+              ),
+        ]),
+      );
+    expect(Object.keys(ours).sort()).toEqual(Object.keys(reference).sort());
+    expect(shape(ours)).toEqual(shape(reference));
+  });
+
   it('reflection lists both services and resolves Mcp strictly', async () => {
     const reflected = await reflect(running.grpc!.address, 'model_context_protocol.Mcp');
     expect(reflected.services).toEqual(
@@ -212,6 +243,27 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
     expect(promptCompletion.values).toEqual(completed.values);
   });
 
+  it('a promise comes in common.metadata["mcplite/promise"] and is redeemed through CallTool', async () => {
+    const started = await mcp.rpc('CallTool')({
+      request: {
+        name: 'analyze_dataset',
+        arguments: struct({ dataset_id: 'all', analysis_type: 'summary' }),
+      },
+    });
+    const promise = json(started.common.metadata)['mcplite/promise'] as Reply;
+    expect(promise).toMatchObject({ status: 'pending' });
+    expect(started.content[0].text.text).toContain(promise.promise_token);
+    const redeem = () =>
+      mcp.rpc('CallTool')({
+        request: { name: 'redeem', arguments: struct({ promise: promise.promise_token, wait_ms: 15_000 }) },
+      });
+    let redeemed = await redeem();
+    for (let i = 0; i < 5 && json(redeemed.structured_content).status === 'pending'; i++)
+      redeemed = await redeem();
+    expect(redeemed.is_error).toBe(false);
+    expect(json(redeemed.structured_content)).toHaveProperty('documents');
+  });
+
   it('answers an elicitation through dependent responses and resume data', async () => {
     const first = await mcp.rpc('CallTool')({ request: { name: 'subscribe_digest', arguments: struct({}) } });
     const requests = first.common.dependent_requests as Record<string, Reply>;
@@ -276,5 +328,45 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
     );
     const allowed = await guardedMcp.rpc('ListTools')({}, withMetadata({ authorization: 'Bearer t0k3n' }));
     expect(allowed.tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the same chain and bounds as every binding', () => {
+  it('visibility, a middleware refusal and the Struct bounds hold on model_context_protocol.Mcp', async () => {
+    const server = createServer({
+      tools,
+      ...serverOptions,
+      middleware: [
+        visibleTools((tool) => tool.name !== 'echo'),
+        (op, next) => {
+          if (op.method === 'resources/read')
+            throw new McpLiteError('forbidden', 'Forbidden: no reading here');
+          return next();
+        },
+      ],
+    });
+    const grpc = await listenGrpc(server, { structLimits: { maxValues: 8 } });
+    const client = mcpClient(grpc.address);
+    try {
+      const { tools: listed } = await client.rpc('ListTools')({});
+      expect(listed.map((t: Reply) => t.name)).not.toContain('echo');
+      expect(
+        await statusOf(client.rpc('CallTool')({ request: { name: 'echo', arguments: struct({}) } })),
+      ).toBe(status.NOT_FOUND);
+      expect(await statusOf(client.rpc('ReadResource')({ uri: 'demo://documents' }))).toBe(
+        status.PERMISSION_DENIED,
+      );
+      const many = struct(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])));
+      expect(
+        await statusOf(client.rpc('CallTool')({ request: { name: 'search_documents', arguments: many } })),
+      ).toBe(status.RESOURCE_EXHAUSTED);
+      expect(await statusOf(client.rpc('ListTools')({ common: { metadata: many } }))).toBe(
+        status.RESOURCE_EXHAUSTED,
+      );
+    } finally {
+      client.client.close();
+      await grpc.close(1000);
+      await server.close();
+    }
   });
 });
