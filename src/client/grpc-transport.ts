@@ -13,6 +13,7 @@ import { loadMcpLiteProto } from '../bindings/grpc/proto.js';
 import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status-details.js';
 import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { cancelResult } from './http-transport.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
@@ -41,6 +42,8 @@ type Unary = (
 type McpLiteStub = GrpcClient & {
   GetTools: Unary;
   CallTool: Unary;
+  GetPrompts: Unary;
+  GetPrompt: Unary;
   CallToolStream(req: unknown, md: Metadata, opts: GrpcCallOptions): ClientReadableStream<WireResponse>;
 };
 
@@ -84,8 +87,8 @@ export interface GrpcAuth {
 }
 
 /**
- * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
- * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
+ * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, `CallToolStream`
+ * when partials are wanted, and `GetPrompts`/`GetPrompt`. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
  * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given. One message is at most
  * `maxResponseBytes` (grpc-js refuses a larger one before decoding it); partials are bounded by the client.
  */
@@ -147,12 +150,14 @@ export function grpcTransport(
     }
   }
 
-  function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
+  type UnaryMethod = 'GetTools' | 'CallTool' | 'GetPrompts' | 'GetPrompt';
+
+  function unary(method: UnaryMethod, req: unknown, ctx: WireContext): Promise<WireResponse> {
     return authorized((token) => unaryOnce(method, req, ctx, token));
   }
 
   function unaryOnce(
-    method: 'GetTools' | 'CallTool',
+    method: UnaryMethod,
     req: unknown,
     ctx: WireContext,
     token: string | undefined,
@@ -243,6 +248,20 @@ export function grpcTransport(
           ...(t.annotations ? { annotations: fromStruct(t.annotations as StructObject) } : {}),
         }),
       );
+    },
+    async listPrompts(ctx) {
+      const res = (await unary('GetPrompts', {}, ctx)) as { prompts?: Array<Record<string, unknown>> };
+      return (res.prompts ?? []).flatMap((p) => toPrompt(p) ?? []);
+    },
+    async getPrompt(name, args, ctx) {
+      const res = (await unary('GetPrompt', { name, arguments: args }, ctx)) as {
+        description?: string;
+        messages?: Array<{ role?: string; content?: StructObject }>;
+      };
+      return toRenderedPrompt({
+        ...(res.description ? { description: res.description } : {}),
+        messages: (res.messages ?? []).map((m) => ({ role: m.role, content: fromStruct(m.content) })),
+      });
     },
     call: (name, args, ctx) => call(name, args, ctx),
     redeem: (token, waitMs, ctx) =>

@@ -12,6 +12,7 @@ import { BindingCall, BindingCaller } from '../common/binding-call.js';
 import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { errorExit } from '../common/error-exit.js';
+import { listPrompts, renderPrompt } from '../common/prompts.js';
 import { toolErrorOrThrow } from '../mcp/tool-call.js';
 import { toCallToolResult, toMcpTool } from '../mcp/wire.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
@@ -152,21 +153,16 @@ export function createMcpGrpcService(
       return { resource: contents.map(toResourceContents) };
     }),
 
-    ListPrompts: unary('ListPromptsRequest', async (_r, life, principal) => {
-      const listed = await server.operate('prompts/list', undefined, undefined, caller(life, principal), () =>
-        server.prompts.list(),
-      );
-      return { prompts: listed.map(toPrompt) };
-    }),
+    ListPrompts: unary('ListPromptsRequest', async (_r, life, principal) => ({
+      prompts: (await listPrompts(server, caller(life, principal))).map(toPrompt),
+    })),
 
     GetPrompt: unary('GetPromptRequest', async (r, life, principal) => {
       const name = typeof r.name === 'string' ? r.name : '';
       checkRoute(life, 'mcp_prompt', name);
-      const args = (r.arguments ?? {}) as Record<string, string>;
-      const rendered = await server.operate('prompts/get', name, args, caller(life, principal), () =>
-        server.prompts.get(name, args, { signal: life.signal, principal }),
+      return toPromptResponse(
+        await renderPrompt(server, caller(life, principal), name, r.arguments ?? {}, life.signal),
       );
-      return toPromptResponse(rendered);
     }),
 
     Complete: unary('CompletionRequest', async (r, life, principal) => {
