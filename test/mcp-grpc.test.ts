@@ -18,6 +18,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
 import { listenGrpc } from '../src/bindings/grpc/listen.js';
+import { connect } from '../src/client/index.js';
 import { bearerAuth, createServer, McpLiteError, visibleTools } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { reflect } from './support/reflection-client.js';
@@ -328,6 +329,30 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
     );
     const allowed = await guardedMcp.rpc('ListTools')({}, withMetadata({ authorization: 'Bearer t0k3n' }));
     expect(allowed.tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe("mcplite's client over MCP gRPC", () => {
+  it("connect(grpc://..., { binding: 'mcp-grpc' }) reads resources and prompts as MCP's client does", async () => {
+    const grpc = await connect(`grpc://${running.grpc!.address}`, { binding: 'mcp-grpc' });
+    const mcpHttp = await connect(`${running.url}/mcp`);
+    try {
+      expect(grpc.binding).toBe('mcp-grpc');
+      expect(await grpc.listResources()).toEqual(await mcpHttp.listResources());
+      expect(await grpc.listResourceTemplates()).toEqual(await mcpHttp.listResourceTemplates());
+      expect(await grpc.readResource('demo://documents/doc_001')).toEqual(
+        await mcpHttp.readResource('demo://documents/doc_001'),
+      );
+      expect(await grpc.listPrompts()).toEqual(await mcpHttp.listPrompts());
+      const args = { document_id: 'doc_001' };
+      expect(await grpc.getPrompt('summarize_document', args)).toEqual(
+        await mcpHttp.getPrompt('summarize_document', args),
+      );
+      await expect(grpc.readResource('demo://nothing')).rejects.toMatchObject({ code: 'resource_not_found' });
+    } finally {
+      await grpc.close();
+      await mcpHttp.close();
+    }
   });
 });
 

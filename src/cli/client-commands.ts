@@ -204,6 +204,7 @@ function withTarget(command: Command): Command {
         new Option('--binding <binding>', 'skip detection').choices([
           'mcp-lite-http',
           'grpc',
+          'mcp-grpc',
           'mcp',
           'stdio',
           'webtools',

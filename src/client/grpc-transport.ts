@@ -6,6 +6,7 @@ import {
   type Client as GrpcClient,
   Metadata,
   makeClientConstructor,
+  type ServiceDefinition,
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
@@ -99,28 +100,8 @@ export function grpcTransport(
   limits: ClientLimits,
   auth?: GrpcAuth,
 ): Transport {
-  const { service } = loadMcpLiteProto();
-  const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
-    address: string,
-    creds: ReturnType<typeof credentials.createInsecure>,
-    options: Record<string, unknown>,
-  ) => McpLiteStub;
-  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
-  const stub = new Ctor(
-    `${target.hostname}:${port}`,
-    target.protocol === 'grpcs:'
-      ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
-      : credentials.createInsecure(),
-    { 'grpc.max_receive_message_length': limits.maxResponseBytes },
-  );
-  const metadata = (ctx: WireContext, token: string | undefined): Metadata => {
-    const md = new Metadata();
-    for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
-    if (token !== undefined) md.set('authorization', `Bearer ${token}`);
-    // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
-    if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
-    return md;
-  };
+  const stub = openStub<McpLiteStub>(loadMcpLiteProto().service, 'MCPLite', target, rootCerts, limits);
+  const metadata = (ctx: WireContext, token: string | undefined) => callMetadata(headers, ctx, token);
 
   /**
    * Runs one RPC with the OAuth session's current token; a refusal the session can fix (a sign-in, a refresh, a
@@ -279,6 +260,46 @@ export function grpcTransport(
   };
 }
 
+/**
+ * A grpc-js client of `service` at `target` (port 443 for grpcs://, else 50051 by default): TLS with the system's
+ * roots or `rootCerts` for grpcs://, plaintext for grpc://; one message at most `maxResponseBytes`.
+ */
+export function openStub<T>(
+  service: ServiceDefinition,
+  name: string,
+  target: URL,
+  rootCerts: string | Buffer | undefined,
+  limits: ClientLimits,
+): T {
+  const Ctor = makeClientConstructor(service, name) as unknown as new (
+    address: string,
+    creds: ReturnType<typeof credentials.createInsecure>,
+    options: Record<string, unknown>,
+  ) => T;
+  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
+  return new Ctor(
+    `${target.hostname}:${port}`,
+    target.protocol === 'grpcs:'
+      ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
+      : credentials.createInsecure(),
+    { 'grpc.max_receive_message_length': limits.maxResponseBytes },
+  );
+}
+
+/** A call's metadata: the connection's headers, the bearer token, and the span's trace context. */
+export function callMetadata(
+  headers: Record<string, string>,
+  ctx: WireContext,
+  token: string | undefined,
+): Metadata {
+  const md = new Metadata();
+  for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
+  if (token !== undefined) md.set('authorization', `Bearer ${token}`);
+  // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
+  if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
+  return md;
+}
+
 function isoOf(ms: number | string): string {
   return new Date(Number(ms)).toISOString();
 }
@@ -287,7 +308,7 @@ function isoOf(ms: number | string): string {
  * A gRPC status as an McpLiteError: the ErrorInfo's reason and data when mcplite sent them; grpc-js's own refusal
  * of a message over `grpc.max_receive_message_length` is the client's bound, named as such.
  */
-function fromServiceError(err: ServiceError, limits: ClientLimits): McpLiteError {
+export function fromServiceError(err: ServiceError, limits: ClientLimits): McpLiteError {
   if (
     err.code === status.RESOURCE_EXHAUSTED &&
     /^Received message (larger than max|that decompresses to a size larger than)/.test(err.details ?? '')

@@ -1,4 +1,4 @@
-import { fromBase64 } from '../../core/base64.js';
+import { fromBase64, toBase64 } from '../../core/base64.js';
 import type { ContentAnnotations, ContentBlock, ResourceContents } from '../../core/content.js';
 import type { ElicitationReply } from '../../core/elicitations.js';
 import { McpLiteError } from '../../core/errors.js';
@@ -281,4 +281,186 @@ export function elicitationReplyOfRetry(
     });
   }
   return reply;
+}
+
+// ---- and back: the proto's form as MCP's JSON, for the client (src/client/mcp-grpc-transport.ts) ----
+
+const ROLE_NAME: Readonly<Record<string, string>> = { ROLE_USER: 'user', ROLE_ASSISTANT: 'assistant' };
+const FORMAT_NAME: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(FORMATS).map(([json, proto]) => [proto, json]),
+);
+
+type Raw = Record<string, any>;
+
+/** Copies the set, non-empty string fields of `from` under their JSON names. */
+function named(from: Raw, names: Readonly<Record<string, string>>): Obj {
+  const out: Obj = {};
+  for (const [proto, json] of Object.entries(names)) {
+    const v = from[proto];
+    if (typeof v === 'string' && v !== '') out[json] = v;
+  }
+  return out;
+}
+
+function annotationsOf(a: Raw | null | undefined): Obj | undefined {
+  if (!a) return undefined;
+  const out: Obj = {};
+  if (Array.isArray(a.audience) && a.audience.length > 0)
+    out.audience = a.audience.map((r: string) => ROLE_NAME[r] ?? r);
+  if (typeof a.priority === 'number' && a.priority !== 0) out.priority = a.priority;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+const DESCRIBED_JSON = { name: 'name', title: 'title', description: 'description', mime_type: 'mimeType' };
+
+function withAnnotations(out: Obj, a: Raw | null | undefined): Obj {
+  const annotations = annotationsOf(a);
+  return annotations ? { ...out, annotations } : out;
+}
+
+/** model_context_protocol.Resource as MCP's resource (or resource link body). */
+export function fromResource(r: Raw): Obj {
+  const out = withAnnotations(named(r, { uri: 'uri', ...DESCRIBED_JSON }), r.annotations);
+  const size = Number(r.size ?? 0);
+  return size > 0 ? { ...out, size } : out;
+}
+
+/** model_context_protocol.ResourceTemplate as MCP's. */
+export function fromResourceTemplate(t: Raw): Obj {
+  return withAnnotations(named(t, { uri_template: 'uriTemplate', ...DESCRIBED_JSON }), t.annotations);
+}
+
+/** model_context_protocol.ResourceContents as MCP's (bytes as base64 `blob`; text when there is no blob). */
+export function fromResourceContents(c: Raw): Obj {
+  const out = named(c, { uri: 'uri', mime_type: 'mimeType' });
+  const blob = c.blob as Uint8Array | undefined;
+  if (blob && blob.length > 0) out.blob = toBase64(blob);
+  else out.text = typeof c.text === 'string' ? c.text : '';
+  return out;
+}
+
+/** model_context_protocol.Prompt as MCP's. */
+export function fromPrompt(p: Raw): Obj {
+  const out = named(p, { name: 'name', title: 'title', description: 'description' });
+  if (Array.isArray(p.arguments) && p.arguments.length > 0) {
+    out.arguments = p.arguments.map((a: Raw) => ({
+      ...named(a, { name: 'name', title: 'title', description: 'description' }),
+      ...(a.required ? { required: true } : {}),
+    }));
+  }
+  return out;
+}
+
+/** The one set content field of CallToolResponse.Content or PromptMessage as an MCP content block. */
+export function fromContent(c: Raw): Obj {
+  if (c.text) return withAnnotations({ type: 'text', text: c.text.text ?? '' }, c.text.annotations);
+  for (const type of ['image', 'audio'] as const) {
+    const b = c[type];
+    if (b)
+      return withAnnotations(
+        { type, data: toBase64(b.data ?? new Uint8Array()), mimeType: b.mime_type ?? '' },
+        b.annotations,
+      );
+  }
+  if (c.embedded_resource) {
+    const e = c.embedded_resource;
+    return withAnnotations(
+      { type: 'resource', resource: fromResourceContents(e.contents ?? {}) },
+      e.annotations,
+    );
+  }
+  if (c.resource_link) return { type: 'resource_link', ...fromResource(c.resource_link) };
+  return { type: 'text', text: '' };
+}
+
+/** model_context_protocol.Tool as MCP's. */
+export function fromTool(t: Raw): Obj {
+  const out = named(t, { name: 'name', title: 'title', description: 'description' });
+  out.inputSchema = fromStruct(t.input_schema);
+  if (t.output_schema) out.outputSchema = fromStruct(t.output_schema);
+  if (t.annotations) {
+    const h = t.annotations as Raw;
+    const hints: Obj = named(h, { title: 'title' });
+    const flags = {
+      read_only_hint: 'readOnlyHint',
+      destructive_hint: 'destructiveHint',
+      idempotent_hint: 'idempotentHint',
+      open_world_hint: 'openWorldHint',
+    };
+    for (const [proto, json] of Object.entries(flags))
+      if (typeof h[proto] === 'boolean') hints[json] = h[proto];
+    out.annotations = hints;
+  }
+  return out;
+}
+
+/**
+ * A CallToolResponse as MCP 2026-07-28 answers tools/call: an `input_required` result (its `inputRequests` as MCP
+ * keys them, the resume data kept to send back) when it carries dependent requests, else a `CallToolResult`
+ * with `common.metadata` as its `_meta`.
+ */
+export function fromCallToolResponse(r: Raw): Obj {
+  const requests = r.common?.dependent_requests as Record<string, Raw> | undefined;
+  if (requests && Object.keys(requests).length > 0) {
+    const inputRequests: Obj = {};
+    for (const [key, request] of Object.entries(requests)) {
+      const e = request.elicit_request ?? {};
+      inputRequests[key] = {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: e.message ?? '', requestedSchema: fromElicitSchema(e) },
+      };
+    }
+    return { resultType: 'input_required', inputRequests, resumeData: r.common.resume_data ?? {} };
+  }
+  const out: Obj = { content: (r.content ?? []).map(fromContent) };
+  if (r.structured_content) out.structuredContent = fromStruct(r.structured_content);
+  if (r.is_error) out.isError = true;
+  if (r.common?.metadata) out._meta = fromStruct(r.common.metadata);
+  return out;
+}
+
+/** An ElicitRequest's fields as the flat JSON Schema object MCP's forms use. */
+function fromElicitSchema(e: Raw): Obj {
+  const properties: Obj = {};
+  for (const [name, def] of Object.entries((e.requested_schema ?? {}) as Record<string, Raw>)) {
+    const p = def.enum_schema ?? def.number_schema ?? def.boolean_schema ?? def.string_schema ?? {};
+    const prop: Obj = named(p, { title: 'title', description: 'description' });
+    if (def.enum_schema) {
+      Object.assign(prop, { type: 'string', enum: p.enum_list ?? [] });
+      if (p.enum_names?.length) prop.enumNames = p.enum_names;
+    } else if (def.number_schema) {
+      prop.type = 'number';
+      if (p.minimum !== undefined) prop.minimum = Number(p.minimum);
+      if (p.maximum !== undefined) prop.maximum = Number(p.maximum);
+    } else if (def.boolean_schema) {
+      prop.type = 'boolean';
+      if (typeof p.default === 'boolean') prop.default = p.default;
+    } else {
+      prop.type = 'string';
+      if (p.min_length !== undefined) prop.minLength = Number(p.min_length);
+      if (p.max_length !== undefined) prop.maxLength = Number(p.max_length);
+      const format = FORMAT_NAME[p.format ?? ''];
+      if (format) prop.format = format;
+    }
+    properties[name] = prop;
+  }
+  const required = Array.isArray(e.required_fields) ? e.required_fields : [];
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+const RESULT_TYPE: Readonly<Record<string, string>> = {
+  accept: 'TYPE_ACCEPT',
+  decline: 'TYPE_DECLINE',
+  cancel: 'TYPE_CANCEL',
+};
+
+/** MCP's keyed `inputResponses` as RequestFields.dependent_responses. */
+export function toDependentResponses(responses: Record<string, unknown>): Obj {
+  const out: Obj = {};
+  for (const [key, r] of Object.entries(responses)) {
+    if (!isObj(r)) continue;
+    const type = RESULT_TYPE[String(r.action)] ?? 'TYPE_CANCEL';
+    out[key] = { elicit_result: { type, ...(isObj(r.content) ? { content: toStruct(r.content) } : {}) } };
+  }
+  return out;
 }
