@@ -103,33 +103,7 @@ export function grpcTransport(
   const stub = openStub<McpLiteStub>(loadMcpLiteProto().service, 'MCPLite', target, rootCerts, limits);
   const metadata = (ctx: WireContext, token: string | undefined) => callMetadata(headers, ctx, token);
 
-  /**
-   * Runs one RPC with the OAuth session's current token; a refusal the session can fix (a sign-in, a refresh, a
-   * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again.
-   */
-  async function authorized(
-    run: (token: string | undefined) => Promise<WireResponse>,
-  ): Promise<WireResponse> {
-    if (!auth) return run(undefined);
-    for (;;) {
-      const sent = await auth.accessToken();
-      try {
-        const res = await run(sent);
-        auth.accepted();
-        return res;
-      } catch (err) {
-        const refused =
-          err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
-        const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
-        const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
-        if (
-          !refused ||
-          !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
-        )
-          throw err;
-      }
-    }
-  }
+  const authorized = (run: (token: string | undefined) => Promise<WireResponse>) => authorizedRpc(auth, run);
 
   type UnaryMethod = 'GetTools' | 'CallTool' | 'GetPrompts' | 'GetPrompt';
 
@@ -298,6 +272,36 @@ export function callMetadata(
   // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
   if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
   return md;
+}
+
+/**
+ * Runs one RPC with the OAuth session's current token; a refusal the session can fix (a sign-in, a refresh, a
+ * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again. Without a
+ * session, the RPC runs once with no token (the connection's headers may carry one).
+ */
+export async function authorizedRpc<T>(
+  auth: GrpcAuth | undefined,
+  run: (token: string | undefined) => Promise<T>,
+): Promise<T> {
+  if (!auth) return run(undefined);
+  for (;;) {
+    const sent = await auth.accessToken();
+    try {
+      const res = await run(sent);
+      auth.accepted();
+      return res;
+    } catch (err) {
+      const refused =
+        err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
+      const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
+      const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
+      if (
+        !refused ||
+        !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
+      )
+        throw err;
+    }
+  }
 }
 
 function isoOf(ms: number | string): string {

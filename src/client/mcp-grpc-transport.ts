@@ -19,7 +19,7 @@ import { type StructObject, toStruct } from '../bindings/grpc/struct.js';
 import { DEFAULT_STRUCT_LIMITS } from '../bindings/grpc/struct-bounds.js';
 import { McpLiteError } from '../core/errors.js';
 import { rpcCatalog } from './catalog-wire.js';
-import { callMetadata, fromServiceError, openStub } from './grpc-transport.js';
+import { authorizedRpc, callMetadata, fromServiceError, type GrpcAuth, openStub } from './grpc-transport.js';
 import { cancelResult } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
@@ -48,21 +48,28 @@ const ROUTES: Readonly<Record<string, (req: Raw) => [string, string] | undefined
  * is its RPC, its answer read back into MCP's JSON (`bindings/grpc/mcp-wire.ts`) and then into outcomes as the MCP
  * transports read them (`mcp-result.ts`, `catalog-wire.ts`). An elicitation's dependent requests are answered
  * by calling again with the dependent responses and the resume data; promises are redeemed with the `redeem` tool,
- * which waits server-side. Unary, stateless; the bearer token and headers ride in the metadata.
+ * which waits server-side. Unary, stateless; the bearer token (or the OAuth session's) and headers ride in the
+ * metadata.
  */
 export function mcpGrpcTransport(
   target: URL,
   headers: Record<string, string>,
   rootCerts: string | Buffer | undefined,
   limits: ClientLimits,
+  auth?: GrpcAuth,
 ): Transport {
   const { service } = loadMcpProto(defaultMcpProtoPath(), DEFAULT_STRUCT_LIMITS);
   const stub = openStub<McpStub>(service, 'Mcp', target, rootCerts, limits);
 
+  /** One RPC, with the OAuth session's token when there is one (`authorizedRpc`). */
   function unary(method: string, req: Raw, ctx: WireContext): Promise<Raw> {
+    return authorizedRpc(auth, (token) => unaryOnce(method, req, ctx, token));
+  }
+
+  function unaryOnce(method: string, req: Raw, ctx: WireContext, token: string | undefined): Promise<Raw> {
     return new Promise((resolve, reject) => {
       if (ctx.signal?.aborted) return reject(abortError(ctx.signal));
-      const md = callMetadata(headers, ctx, undefined);
+      const md = callMetadata(headers, ctx, token);
       const route = ROUTES[method]?.(req);
       if (route?.[1]) md.set(route[0], route[1]);
       const call = stub[method]!(req, md, {}, (err, res) => {
