@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
 import { listenGrpc } from '../src/bindings/grpc/listen.js';
 import { connect } from '../src/client/index.js';
+import { gatewayTools } from '../src/gateway/gateway-tools.js';
 import { bearerAuth, createServer, McpLiteError, visibleTools } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { reflect } from './support/reflection-client.js';
@@ -352,6 +353,30 @@ describe("mcplite's client over MCP gRPC", () => {
     } finally {
       await grpc.close();
       await mcpHttp.close();
+    }
+  });
+});
+
+describe('the gateway with an MCP-over-gRPC upstream', () => {
+  it('serves the upstream tools, answered through model_context_protocol.Mcp', async () => {
+    const upstream = await connect(`grpc://${running.grpc!.address}/model_context_protocol.Mcp`);
+    const gateway = await serve(createServer({ name: 'gateway', tools: await gatewayTools(upstream) }), {
+      port: 0,
+    });
+    const client = await connect(`${gateway.url}/mcp-lite/v1/`);
+    try {
+      expect(upstream.binding).toBe('mcp-grpc');
+      expect((await client.listTools()).map((t) => t.name)).toEqual(
+        expect.arrayContaining(['echo', 'search_documents']),
+      );
+      expect(await client.call('echo', { message: 'through' })).toMatchObject({
+        type: 'answer',
+        value: { message: 'through' },
+      });
+    } finally {
+      await client.close();
+      await gateway.close(500);
+      await upstream.close();
     }
   });
 });
