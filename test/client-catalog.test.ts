@@ -1,6 +1,6 @@
 /**
  * The client's resources and prompts API against a real mcplite server on real sockets: the stateless and the
- * handshake MCP revisions, MCP-lite HTTP (prompts), gRPC (none: `method_not_found`), and the listing bound.
+ * handshake MCP revisions, MCP-lite HTTP and gRPC (prompts; resources `method_not_found`), and the listing bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, McpLiteError } from '../src/client/index.js';
@@ -67,7 +67,7 @@ describe('client resources and prompts', () => {
     }
   });
 
-  it('serves prompts on MCP-lite HTTP, and says method_not_found where the wire has none', async () => {
+  it('serves prompts on MCP-lite HTTP and gRPC, and says method_not_found where the wire has none', async () => {
     const lite = await connect(`${running.url}/mcp-lite/v1/`);
     const grpc = await connect(`grpc://${running.grpc!.address}`);
     try {
@@ -81,7 +81,12 @@ describe('client resources and prompts', () => {
         code: 'method_not_found',
         data: { binding: 'mcp-lite-http' },
       });
-      await expect(grpc.listPrompts()).rejects.toMatchObject({ code: 'method_not_found' });
+      expect(await grpc.listPrompts()).toEqual(await lite.listPrompts());
+      expect(await grpc.getPrompt('greet', { who: 'Bo' })).toEqual(
+        await lite.getPrompt('greet', { who: 'Bo' }),
+      );
+      await expect(grpc.getPrompt('gret', { who: 'x' })).rejects.toMatchObject({ code: 'prompt_not_found' });
+      await expect(grpc.readResource('note://n/1')).rejects.toMatchObject({ code: 'method_not_found' });
     } finally {
       await lite.close();
       await grpc.close();

@@ -1,5 +1,5 @@
 /**
- * The universal client against live mcplite servers on every binding: MCP-lite HTTP, gRPC, MCP stateless
+ * The universal client against live mcplite servers on every binding: MCP-lite HTTP, gRPC, MCP over gRPC, MCP stateless
  * (2026-07-28), MCP on a handshake revision (the official SDK's client underneath), and stdio. The same cases run
  * on each: listing, the five outcomes, partials, auto-redeem, cancellation on give-up, and protocol errors.
  */
@@ -42,6 +42,8 @@ interface Case {
   lite: boolean;
   /** The server runs in another process (its handlers' aborts cannot be seen here). */
   remote?: boolean;
+  /** A unary wire without a place for `@type` or partials (MCP over gRPC: the proto has neither). */
+  unary?: boolean;
 }
 
 const CASES: Case[] = [
@@ -52,6 +54,13 @@ const CASES: Case[] = [
     lite: true,
   },
   { name: 'gRPC', target: () => `grpc://127.0.0.1:${running.grpc!.port}`, binding: 'grpc', lite: true },
+  {
+    name: 'MCP over gRPC',
+    target: () => `grpc://127.0.0.1:${running.grpc!.port}/model_context_protocol.Mcp`,
+    binding: 'mcp-grpc',
+    lite: false,
+    unary: true,
+  },
   { name: 'MCP stateless', target: () => `${running.url}/mcp`, binding: 'mcp', lite: false },
   {
     name: 'MCP handshake',
@@ -84,7 +93,8 @@ for (const c of CASES) {
       expect(client.binding).toBe(c.binding);
       const tools = await client.listTools();
       const echo = tools.find((t) => t.name === 'echo');
-      expect(echo).toMatchObject({ name: 'echo', '@type': 'query', description: 'Echo the message back' });
+      expect(echo).toMatchObject({ name: 'echo', description: 'Echo the message back' });
+      if (!c.unary) expect(echo?.['@type']).toBe('query');
       expect(echo?.inputSchema).toMatchObject({ required: ['message'] });
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['redeem', 'cancel', 'subscribe']));
     });
@@ -112,6 +122,11 @@ for (const c of CASES) {
     it('streams partials, then the outcome', async () => {
       const events: unknown[] = [];
       for await (const ev of client.stream('count', { n: 3 })) events.push(ev);
+      // A unary wire answers the outcome alone.
+      if (c.unary) {
+        expect(events).toEqual([expect.objectContaining({ type: 'answer', value: { total: 3 } })]);
+        return;
+      }
       expect(events).toHaveLength(4);
       expect(events[3]).toMatchObject({ type: 'answer', value: { total: 3 } });
       if (c.lite)

@@ -74,6 +74,10 @@ describe('gateway in front of server-everything (stdio)', () => {
     const sum = await grpc.call('get-sum', { a: 20, b: 22 });
     expect(sum.type).toBe('answer');
     expect(JSON.stringify(sum)).toContain('42');
+    // MCP over gRPC, on the same port.
+    const mcpGrpc = await open(`grpc://127.0.0.1:${running.grpc!.port}/model_context_protocol.Mcp`);
+    expect(mcpGrpc.binding).toBe('mcp-grpc');
+    expect(JSON.stringify(await mcpGrpc.call('get-sum', { a: 20, b: 22 }))).toContain('42');
     const mcp = await open(`${running.url}/mcp`);
     expect(mcp.binding).toBe('mcp');
     expect(await mcp.call('echo', { message: 'via mcp' })).toMatchObject({

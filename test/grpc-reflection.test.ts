@@ -30,7 +30,13 @@ describe('gRPC reflection, as grpcurl uses it', () => {
     expect(reflected.files).not.toContain('google_protobuf.proto');
     const file = reflected.registry.getFile('mcplite.proto')!;
     expect(file.dependencies.map((d) => d.proto.name)).toEqual(['google/protobuf/struct.proto']);
-    expect(reflected.service.methods.map((m) => m.name)).toEqual(['GetTools', 'CallTool', 'CallToolStream']);
+    expect(reflected.service.methods.map((m) => m.name)).toEqual([
+      'GetTools',
+      'CallTool',
+      'CallToolStream',
+      'GetPrompts',
+      'GetPrompt',
+    ]);
   });
 
   it('grpcurl ... mcplite.MCPLite/GetTools', async () => {

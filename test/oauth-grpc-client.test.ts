@@ -98,6 +98,18 @@ describe('OAuth for a gRPC target through the server’s HTTP resource', () => {
       await overHttp.close();
     }
 
+    // And MCP over gRPC on the same port, with the same kept token.
+    const overMcpGrpc = await connect(grpc, {
+      binding: 'mcp-grpc',
+      oauth: { resource: mcp, store, redirectUrl: REDIRECT },
+    });
+    try {
+      expect(overMcpGrpc.binding).toBe('mcp-grpc');
+      expect(await overMcpGrpc.call('whoami')).toMatchObject({ type: 'answer', value: { sub: 'alice' } });
+    } finally {
+      await overMcpGrpc.close();
+    }
+
     // Without a user-agent step the refusal says where to sign in, as on HTTP.
     const headless = await connect(grpc, { oauth: { resource: mcp, redirectUrl: REDIRECT } });
     try {

@@ -12,12 +12,22 @@ import {
 } from '../client/index.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
-import { coerceArguments, parseArgsJson } from './coerce.js';
+import { coerceArguments, parseArgsJson, stringArguments } from './coerce.js';
 import { CliError } from './errors.js';
 import { cliOAuth, type OAuthFlags, withOAuthFlags } from './oauth-options.js';
 import { otelWanted, startOtel } from './otel.js';
 import { integer } from './parse.js';
-import { formatValue, isFancy, outcomeJson, printable, progressLine, style, toolsTable } from './render.js';
+import {
+  formatValue,
+  isFancy,
+  outcomeJson,
+  printable,
+  progressLine,
+  promptsTable,
+  renderedPromptText,
+  style,
+  toolsTable,
+} from './render.js';
 import { moduleTargetError } from './target.js';
 
 /** Exit codes of `call` and `redeem`: 0 only for an answer, so scripts can tell the outcomes apart. */
@@ -39,7 +49,7 @@ interface TargetOptions extends OAuthFlags {
   timeout?: number;
 }
 
-/** Registers `tools`, `call`, `redeem`, `cancel` and `lock`: the client side of the CLI. */
+/** Registers `tools`, `call`, `redeem`, `cancel`, `prompts`, `prompt` and `lock`: the client side of the CLI. */
 export function registerClientCommands(program: Command): void {
   withTarget(
     program.command('tools').description('list the tools of a server (any binding, or an MCP command line)'),
@@ -109,6 +119,36 @@ export function registerClientCommands(program: Command): void {
     );
 
   withTarget(
+    program.command('prompts').description('list the prompts of a server (MCP, MCP-lite HTTP or gRPC)'),
+  )
+    .option('--json', 'print {"prompts":[...]}')
+    .action((target: string, o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client, signal) => {
+        const prompts = await client.listPrompts({ signal });
+        process.stdout.write(
+          o.json
+            ? `${JSON.stringify({ prompts }, null, 2)}\n`
+            : promptsTable(prompts, isFancy(process.stdout)),
+        );
+      }),
+    );
+
+  withTarget(program.command('prompt').description('render a prompt; key=value arguments are strings'))
+    .argument('<name>', 'the prompt to render')
+    .argument('[args...]', 'arguments as key=value')
+    .option('--json', 'print the rendered prompt {"description"?, "messages"} as JSON')
+    .action((target: string, name: string, pairs: string[], o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client, signal) => {
+        const rendered = await client.getPrompt(name, stringArguments(pairs), { signal });
+        process.stdout.write(
+          o.json
+            ? `${JSON.stringify(rendered, null, 2)}\n`
+            : renderedPromptText(rendered, isFancy(process.stdout)),
+        );
+      }),
+    );
+
+  withTarget(
     program.command('lock').description("pin a server's tools (names, descriptions, schemas) in a lockfile"),
   )
     .requiredOption('-o, --output <file>', 'where to write the lockfile')
@@ -164,6 +204,7 @@ function withTarget(command: Command): Command {
         new Option('--binding <binding>', 'skip detection').choices([
           'mcp-lite-http',
           'grpc',
+          'mcp-grpc',
           'mcp',
           'stdio',
           'webtools',

@@ -25,6 +25,13 @@ export function coerceArguments(
   return out;
 }
 
+/** `key=value` words as prompt arguments, which are strings whatever they look like (`n=2` is "2"). */
+export function stringArguments(pairs: readonly string[]): Record<string, string> {
+  const keys = pairs.map((pair) => pair.slice(0, Math.max(0, pair.indexOf('='))));
+  const properties = Object.fromEntries(keys.map((key) => [key, { type: 'string' }]));
+  return coerceArguments(pairs, { type: 'object', properties }) as Record<string, string>;
+}
+
 /** One value typed by its property schema (also used for answers typed at a prompt). */
 export function coerceValue(key: string, raw: string, schema: unknown): unknown {
   const types = typesOf(schema);

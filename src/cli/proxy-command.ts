@@ -75,6 +75,7 @@ export function registerProxy(program: Command): void {
       new Option('--binding <binding>', 'how to reach the <target> upstream (default: detect)').choices([
         'mcp-lite-http',
         'grpc',
+        'mcp-grpc',
         'mcp',
         'stdio',
         'webtools',

@@ -1,5 +1,6 @@
 import type { CallOutcome, PromiseProgress, ToolInfo } from '../client/index.js';
 import { printable } from '../core/printable.js';
+import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 
 // One home for escaping a server's control characters: the gateway re-serves names and descriptions through it too.
 export { printable } from '../core/printable.js';
@@ -38,6 +39,31 @@ export function toolsTable(tools: readonly ToolInfo[], fancy: boolean): string {
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The prompt listing as text: one line per prompt, its arguments (`?` when optional) after it. */
+export function promptsTable(prompts: readonly WirePrompt[], fancy: boolean): string {
+  if (prompts.length === 0) return '(no prompts)\n';
+  const s = style(fancy);
+  const width = Math.min(32, Math.max(4, ...prompts.map((p) => printable(p.name, false).length)));
+  const lines = prompts.map((p) => {
+    const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
+    const summary = printable(firstLine(p.description ?? p.title ?? ''), false);
+    const name = printable(p.name, false);
+    return `${s.cyan(name.padEnd(width))}  ${summary}${args ? s.dim(`  (${printable(args, false)})`) : ''}`;
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** A rendered prompt as text: its description, then each message under its role; non-text content as JSON. */
+export function renderedPromptText(rendered: RenderedPrompt, fancy: boolean): string {
+  const s = style(fancy);
+  const parts = rendered.description ? [s.dim(printable(rendered.description, false)), ''] : [];
+  for (const m of rendered.messages) {
+    const content = m.content.type === 'text' ? m.content.text : formatValue(m.content);
+    parts.push(s.bold(`[${printable(m.role, false)}]`), printable(content), '');
+  }
+  return `${parts.join('\n')}`;
 }
 
 function rank(type: string): number {

@@ -40,7 +40,7 @@ export interface Client<Tools extends ToolSet = UntypedTools> {
   cancel(token: string, options?: { signal?: AbortSignal }): Promise<CancelResult>;
   /**
    * The server's resources (every page, within `maxStreamBytes` in all). Resources and prompts are carried by
-   * MCP (every transport); MCP-lite HTTP carries prompts only; elsewhere these reject with `method_not_found`,
+   * MCP (every transport); MCP-lite HTTP and gRPC carry prompts only; elsewhere these reject with `method_not_found`,
    * as they do when an MCP server did not declare the capability.
    */
   listResources(options?: CatalogRequestOptions): Promise<WireResource[]>;

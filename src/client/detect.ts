@@ -14,7 +14,9 @@ const PROBE_MS = 5_000;
  * http(s) URL with an unrecognised path).
  */
 export function bindingOf(target: string): Binding | undefined {
-  if (/^grpcs?:\/\//i.test(target)) return 'grpc';
+  // MCP over gRPC when the path names its service (as grpcurl names it), else MCP-lite's.
+  if (/^grpcs?:\/\//i.test(target))
+    return /\/model_context_protocol\.Mcp\/?$/.test(target) ? 'mcp-grpc' : 'grpc';
   if (!/^https?:\/\//i.test(target)) return 'stdio';
   const path = new URL(target).pathname;
   if (/\/webtools\/[^/]+\/?/.test(path)) return 'webtools';
@@ -57,6 +59,11 @@ export async function openTransport(
       // refreshes through the resource's authorization server (`oauth.resource`: the server's HTTP URL).
       const { grpcTransport } = await loadOptional('grpc', () => import('./grpc-transport.js'));
       return grpcTransport(url, headers, options.grpcRootCerts, limits, session);
+    }
+    case 'mcp-grpc': {
+      const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
+      const { mcpGrpcTransport } = await loadOptional('grpc', () => import('./mcp-grpc-transport.js'));
+      return mcpGrpcTransport(url, headers, options.grpcRootCerts, limits, session);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');

@@ -6,6 +6,7 @@ import {
   type Client as GrpcClient,
   Metadata,
   makeClientConstructor,
+  type ServiceDefinition,
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
@@ -13,6 +14,7 @@ import { loadMcpLiteProto } from '../bindings/grpc/proto.js';
 import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status-details.js';
 import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { cancelResult } from './http-transport.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
@@ -41,6 +43,8 @@ type Unary = (
 type McpLiteStub = GrpcClient & {
   GetTools: Unary;
   CallTool: Unary;
+  GetPrompts: Unary;
+  GetPrompt: Unary;
   CallToolStream(req: unknown, md: Metadata, opts: GrpcCallOptions): ClientReadableStream<WireResponse>;
 };
 
@@ -87,8 +91,8 @@ export interface GrpcAuth {
 }
 
 /**
- * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, and
- * `CallToolStream` when partials are wanted. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
+ * MCP-lite gRPC (docs/grpc.md) with grpc-js and the shipped proto: `GetTools`, `CallTool`, `CallToolStream`
+ * when partials are wanted, and `GetPrompts`/`GetPrompt`. `grpcs://` uses TLS with the system's roots (grpc-js's, or the file
  * `GRPC_DEFAULT_SSL_ROOTS_FILE_PATH` names), or with `rootCerts` (PEM) when given. One message is at most
  * `maxResponseBytes` (grpc-js refuses a larger one before decoding it); partials are bounded by the client.
  */
@@ -99,67 +103,21 @@ export function grpcTransport(
   limits: ClientLimits,
   auth?: GrpcAuth,
 ): Transport {
-  const { service } = loadMcpLiteProto();
-  const Ctor = makeClientConstructor(service, 'MCPLite') as unknown as new (
-    address: string,
-    creds: ReturnType<typeof credentials.createInsecure>,
-    options: Record<string, unknown>,
-  ) => McpLiteStub;
-  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
-  const stub = new Ctor(
-    `${target.hostname}:${port}`,
-    target.protocol === 'grpcs:'
-      ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
-      : credentials.createInsecure(),
-    { 'grpc.max_receive_message_length': limits.maxResponseBytes },
-  );
-  /** The URL an RPC goes to, as a DPoP proof names it (`htu`): the authority the channel addresses, the RPC's path. */
-  const rpcUrl = (rpc: string) =>
-    `${target.protocol === 'grpcs:' ? 'https' : 'http'}://${target.hostname}:${port}/mcplite.MCPLite/${rpc}`;
-  const metadata = (ctx: WireContext, credentials: Record<string, string>): Metadata => {
-    const md = new Metadata();
-    for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
-    for (const [k, v] of Object.entries(credentials)) md.set(k, v);
-    // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
-    if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
-    return md;
-  };
+  const stub = openStub<McpLiteStub>(loadMcpLiteProto().service, 'MCPLite', target, rootCerts, limits);
+  const metadata = (ctx: WireContext, credentials: Record<string, string>) =>
+    callMetadata(headers, ctx, credentials);
 
-  /**
-   * Runs one RPC with the OAuth session's current token; a refusal the session can fix (a sign-in, a refresh, a
-   * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again.
-   */
-  async function authorized(
-    rpc: string,
-    run: (credentials: Record<string, string>) => Promise<WireResponse>,
-  ): Promise<WireResponse> {
-    if (!auth) return run({});
-    for (;;) {
-      const { token: sent, headers: credentials } = await auth.credentials(rpcUrl(rpc));
-      try {
-        const res = await run(credentials);
-        auth.accepted();
-        return res;
-      } catch (err) {
-        const refused =
-          err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
-        const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
-        const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
-        if (
-          !refused ||
-          !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
-        )
-          throw err;
-      }
-    }
-  }
+  const authorized = (rpc: string, run: (credentials: Record<string, string>) => Promise<WireResponse>) =>
+    authorizedRpc(auth, rpcUrl(target, 'mcplite.MCPLite', rpc), run);
 
-  function unary(method: 'GetTools' | 'CallTool', req: unknown, ctx: WireContext): Promise<WireResponse> {
+  type UnaryMethod = 'GetTools' | 'CallTool' | 'GetPrompts' | 'GetPrompt';
+
+  function unary(method: UnaryMethod, req: unknown, ctx: WireContext): Promise<WireResponse> {
     return authorized(method, (credentials) => unaryOnce(method, req, ctx, credentials));
   }
 
   function unaryOnce(
-    method: 'GetTools' | 'CallTool',
+    method: UnaryMethod,
     req: unknown,
     ctx: WireContext,
     credentials: Record<string, string>,
@@ -251,6 +209,20 @@ export function grpcTransport(
         }),
       );
     },
+    async listPrompts(ctx) {
+      const res = (await unary('GetPrompts', {}, ctx)) as { prompts?: Array<Record<string, unknown>> };
+      return (res.prompts ?? []).flatMap((p) => toPrompt(p) ?? []);
+    },
+    async getPrompt(name, args, ctx) {
+      const res = (await unary('GetPrompt', { name, arguments: args }, ctx)) as {
+        description?: string;
+        messages?: Array<{ role?: string; content?: StructObject }>;
+      };
+      return toRenderedPrompt({
+        ...(res.description ? { description: res.description } : {}),
+        messages: (res.messages ?? []).map((m) => ({ role: m.role, content: fromStruct(m.content) })),
+      });
+    },
     call: (name, args, ctx) => call(name, args, ctx),
     redeem: (token, waitMs, ctx) =>
       call(
@@ -267,6 +239,89 @@ export function grpcTransport(
   };
 }
 
+/**
+ * A grpc-js client of `service` at `target` (port 443 for grpcs://, else 50051 by default): TLS with the system's
+ * roots or `rootCerts` for grpcs://, plaintext for grpc://; one message at most `maxResponseBytes`.
+ */
+export function openStub<T>(
+  service: ServiceDefinition,
+  name: string,
+  target: URL,
+  rootCerts: string | Buffer | undefined,
+  limits: ClientLimits,
+): T {
+  const Ctor = makeClientConstructor(service, name) as unknown as new (
+    address: string,
+    creds: ReturnType<typeof credentials.createInsecure>,
+    options: Record<string, unknown>,
+  ) => T;
+  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
+  return new Ctor(
+    `${target.hostname}:${port}`,
+    target.protocol === 'grpcs:'
+      ? credentials.createSsl(rootCerts === undefined ? null : Buffer.from(rootCerts))
+      : credentials.createInsecure(),
+    { 'grpc.max_receive_message_length': limits.maxResponseBytes },
+  );
+}
+
+/**
+ * The URL an RPC goes to, as a DPoP proof names it (`htu`): the authority the channel addresses and the RPC's
+ * path (`/<package.Service>/<Method>`).
+ */
+export function rpcUrl(target: URL, service: string, rpc: string): string {
+  const port = target.port || (target.protocol === 'grpcs:' ? '443' : '50051');
+  return `${target.protocol === 'grpcs:' ? 'https' : 'http'}://${target.hostname}:${port}/${service}/${rpc}`;
+}
+
+/**
+ * A call's metadata: the connection's headers, the OAuth session's credentials (`authorization`, and `dpop` for a
+ * bound token), and the span's trace context.
+ */
+export function callMetadata(
+  headers: Record<string, string>,
+  ctx: WireContext,
+  credentials: Record<string, string>,
+): Metadata {
+  const md = new Metadata();
+  for (const [k, v] of Object.entries(headers)) md.set(k.toLowerCase(), v);
+  for (const [k, v] of Object.entries(credentials)) md.set(k, v);
+  // The span's trace context (W3C keys are lower-case already), as gRPC instrumentations send it.
+  if (ctx.trace) for (const [k, v] of Object.entries(ctx.trace)) md.set(k, v);
+  return md;
+}
+
+/**
+ * Runs one RPC (to `url`, which a DPoP proof names) with the OAuth session's current credentials; a refusal the session can fix (a sign-in, a refresh, a
+ * step-up: the server's challenge rides in the error's `wwwAuthenticate`) is followed by the RPC again. Without a
+ * session, the RPC runs once with no token (the connection's headers may carry one).
+ */
+export async function authorizedRpc<T>(
+  auth: GrpcAuth | undefined,
+  url: string,
+  run: (credentials: Record<string, string>) => Promise<T>,
+): Promise<T> {
+  if (!auth) return run({});
+  for (;;) {
+    const { token: sent, headers: credentials } = await auth.credentials(url);
+    try {
+      const res = await run(credentials);
+      auth.accepted();
+      return res;
+    } catch (err) {
+      const refused =
+        err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
+      const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
+      const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
+      if (
+        !refused ||
+        !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
+      )
+        throw err;
+    }
+  }
+}
+
 function isoOf(ms: number | string): string {
   return new Date(Number(ms)).toISOString();
 }
@@ -275,7 +330,7 @@ function isoOf(ms: number | string): string {
  * A gRPC status as an McpLiteError: the ErrorInfo's reason and data when mcplite sent them; grpc-js's own refusal
  * of a message over `grpc.max_receive_message_length` is the client's bound, named as such.
  */
-function fromServiceError(err: ServiceError, limits: ClientLimits): McpLiteError {
+export function fromServiceError(err: ServiceError, limits: ClientLimits): McpLiteError {
   if (
     err.code === status.RESOURCE_EXHAUSTED &&
     /^Received message (larger than max|that decompresses to a size larger than)/.test(err.details ?? '')

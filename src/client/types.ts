@@ -2,7 +2,7 @@ import type { JsonSchema } from '../core/schema.js';
 import type { OAuthOptions } from './oauth.js';
 
 /** The wires the client speaks. `stdio` is MCP over a child process's stdin/stdout. */
-export type Binding = 'mcp-lite-http' | 'grpc' | 'mcp' | 'stdio' | 'webtools';
+export type Binding = 'mcp-lite-http' | 'grpc' | 'mcp-grpc' | 'mcp' | 'stdio' | 'webtools';
 
 /** One tool as the server lists it, the same shape whatever the binding. */
 export interface ToolInfo {

@@ -141,7 +141,7 @@ describe('status mapping (spec 5.5)', () => {
   it('UNIMPLEMENTED: a method the service does not have', async () => {
     const error = await new Promise<ServiceError | null>((resolve) =>
       live.spec.makeUnaryRequest(
-        '/mcplite.MCPLite/GetPrompts',
+        '/mcplite.MCPLite/GetResources',
         (x: Buffer) => x,
         (x: Buffer) => x,
         Buffer.alloc(0),

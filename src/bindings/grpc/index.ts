@@ -4,5 +4,7 @@
  */
 export type { GrpcInFlightLimits } from './calls-in-flight.js';
 export { type GrpcListening, type GrpcListenOptions, listenGrpc } from './listen.js';
+export { defaultMcpProtoPath, MCP_SERVICE_NAME } from './mcp-proto.js';
+export { createMcpGrpcService, type McpGrpcService, type McpGrpcServiceOptions } from './mcp-service.js';
 export { defaultProtoPath, SERVICE_NAME } from './proto.js';
 export { createGrpcBinding, type GrpcBinding, type GrpcBindingOptions } from './service.js';

@@ -5,11 +5,13 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ToolServer } from '../../core/server.js';
 import { reflectionDescriptors, withDescriptors } from './descriptors.js';
+import { MCP_SERVICE_NAME } from './mcp-proto.js';
+import { createMcpGrpcService, type McpGrpcServiceOptions } from './mcp-service.js';
 import { LOADER_OPTIONS, SERVICE_NAME } from './proto.js';
 import { createGrpcBinding, type GrpcBindingOptions } from './service.js';
 
 /** Options of `listenGrpc`. */
-export interface GrpcListenOptions extends GrpcBindingOptions {
+export interface GrpcListenOptions extends GrpcBindingOptions, Pick<McpGrpcServiceOptions, 'mcpProtoPath'> {
   /** Port; 0 picks a free one. Default 0. */
   port?: number;
   /** Address to bind. Default 127.0.0.1. */
@@ -23,6 +25,11 @@ export interface GrpcListenOptions extends GrpcBindingOptions {
   maxRequestBytes?: number;
   /** Serve gRPC server reflection (v1 and v1alpha), so grpcurl and friends need no .proto. Default true. */
   reflection?: boolean;
+  /**
+   * Serve MCP over gRPC (model_context_protocol.Mcp, proto/mcp.proto) beside mcplite.MCPLite, with the same
+   * bounds and authentication. Default true.
+   */
+  mcp?: boolean;
   /** Serve the standard health service (grpc.health.v1.Health). Default true. */
   health?: boolean;
   /** TLS or other credentials. Default: insecure (plaintext), meant for loopback or behind a proxy. */
@@ -57,7 +64,10 @@ export interface GrpcListening {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** Serves a tool server over gRPC (mcplite.MCPLite), with reflection and the health service. */
+/**
+ * Serves a tool server over gRPC (mcplite.MCPLite and, unless `mcp: false`, model_context_protocol.Mcp), with
+ * reflection and the health service.
+ */
 export async function listenGrpc(
   toolServer: ToolServer,
   options: GrpcListenOptions = {},
@@ -70,14 +80,24 @@ export async function listenGrpc(
     ...options.channelOptions,
   });
   server.addService(binding.service, binding.implementation);
+  const mcp = (options.mcp ?? true) ? createMcpGrpcService(toolServer, options) : undefined;
+  if (mcp) server.addService(mcp.service, mcp.implementation);
+  const services = mcp ? [SERVICE_NAME, MCP_SERVICE_NAME] : [SERVICE_NAME];
 
   let health: HealthImplementation | undefined;
   if (options.health ?? true) {
-    health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+    health = new HealthImplementation({
+      '': 'SERVING',
+      ...Object.fromEntries(services.map((s) => [s, 'SERVING'])),
+    });
     health.addToServer(server);
   }
   if (options.reflection ?? true) {
-    const described: PackageDefinition = { ...binding.packageDefinition, ...(health ? healthPackage() : {}) };
+    const described: PackageDefinition = {
+      ...binding.packageDefinition,
+      ...mcp?.packageDefinition,
+      ...(health ? healthPackage() : {}),
+    };
     // proto-loader's own descriptors are broken for strict clients (see descriptors.ts): serve corrected ones.
     const corrected = withDescriptors(described, reflectionDescriptors(described));
     // @grpc/reflection pins its own proto-loader types; the package definition is the same shape.
@@ -106,7 +126,7 @@ export async function listenGrpc(
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
         health?.setStatus('', 'NOT_SERVING');
-        health?.setStatus(SERVICE_NAME, 'NOT_SERVING');
+        for (const name of services) health?.setStatus(name, 'NOT_SERVING');
         const force = setTimeout(() => {
           server.forceShutdown();
           resolve();

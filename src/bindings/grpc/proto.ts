@@ -96,7 +96,7 @@ export function isMalformed(request: unknown): request is MalformedRequest {
  * These deserializers never throw: a malformed message becomes a placeholder, and the handler answers it with
  * INVALID_ARGUMENT like any other bad input.
  */
-function tolerantService(service: ServiceDefinition): ServiceDefinition {
+export function tolerantService(service: ServiceDefinition): ServiceDefinition {
   const out: Record<string, ServiceDefinition[string]> = {};
   for (const [name, method] of Object.entries(service)) {
     const decode = method.requestDeserialize;

@@ -16,6 +16,7 @@ import type { ToolServer } from '../../core/server.js';
 import { BindingCall, BindingCaller, type CallSource } from '../common/binding-call.js';
 import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
 import { errorExit } from '../common/error-exit.js';
+import { listPrompts, renderPrompt } from '../common/prompts.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { fromStruct, type StructObject } from './struct.js';
@@ -23,6 +24,8 @@ import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
 import {
   type GrpcStatusError,
   toGrpcError,
+  toGrpcPrompt,
+  toGrpcPromptResponse,
   toGrpcTool,
   toPartialResponse,
   toToolResponse,
@@ -51,7 +54,7 @@ export interface GrpcBindingOptions extends Partial<GrpcInFlightLimits> {
 export interface GrpcBinding {
   /** The service definition of mcplite.MCPLite, loaded from the proto. */
   service: ServiceDefinition;
-  /** The handlers of GetTools, CallTool and CallToolStream. */
+  /** The handlers of GetTools, CallTool, CallToolStream, GetPrompts and GetPrompt. */
   implementation: UntypedServiceImplementation;
   /** The loaded proto package, for server reflection. */
   packageDefinition: PackageDefinition;
@@ -220,6 +223,46 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     },
   };
 
+  /**
+   * A prompt RPC (spec 8.1's GetPrompts, and GetPrompt): authenticated like the others, its caller walks the
+   * chain (common/prompts.ts); the call's life gives the prompt handler its signal.
+   */
+  function answerPrompt(
+    call: ServerUnaryCall<unknown, unknown>,
+    callback: sendUnaryData<unknown>,
+    type: string,
+    answer: (caller: BindingCaller, life: CallLife) => MaybePromise<unknown>,
+  ): void {
+    if (isMalformed(call.request)) {
+      callback(statusOf(rejectionOf(call.request, type)));
+      return;
+    }
+    const life = new CallLife(call);
+    const reply = async () => answer(new BindingCaller(BINDING, life, await principalOf(life)), life);
+    reply().then(
+      (r) => {
+        life.dispose();
+        callback(null, r);
+      },
+      (err) => {
+        life.dispose();
+        callback(statusOf(err));
+      },
+    );
+  }
+  implementation.GetPrompts = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
+    answerPrompt(call, callback, 'mcplite.Empty', (caller) =>
+      mapMaybe(listPrompts(server, caller), (prompts) => ({ prompts: prompts.map(toGrpcPrompt) })),
+    );
+  implementation.GetPrompt = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
+    answerPrompt(call, callback, 'mcplite.PromptRequest', (caller, life) => {
+      const r = call.request as { name?: string; arguments?: Record<string, string> | null };
+      return mapMaybe(
+        renderPrompt(server, caller, r.name, r.arguments ?? {}, life.signal),
+        toGrpcPromptResponse,
+      );
+    });
+
   return { service, implementation, packageDefinition };
 }
 
@@ -250,7 +293,7 @@ function readToolRequest(raw: RawToolRequest): {
 }
 
 /** A call's metadata and peer, read on first use: the caller of a GetTools listing, and the base of `CallLife`. */
-class MetadataSource {
+export class MetadataSource {
   private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
   private peerOnce: string | undefined;
 
@@ -284,7 +327,7 @@ class MetadataSource {
  * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
  * too, and gives back the call's in-flight slots. It is the call's `CallSource` (the peer address).
  */
-class CallLife extends MetadataSource implements CallSource {
+export class CallLife extends MetadataSource implements CallSource {
   readonly abort = new LazyAbort();
   private readonly onCancelled: () => void;
   private readonly releases: Array<() => void> = [];

@@ -22,11 +22,31 @@ class Stop {
 }
 
 /**
+ * Where a message's Structs are, by field number: `'struct'` for a google.protobuf.Struct field, a nested shape
+ * for a message field (a map field is a repeated entry message: key 1, value 2). Fields not named are skipped.
+ */
+export interface StructShape {
+  readonly [field: number]: 'struct' | StructShape;
+}
+
+/** mcplite.ToolRequest: `arguments` (2) is a Struct; `elicitation` (3) holds `answers` (2), a Struct. */
+const TOOL_REQUEST: StructShape = { 2: 'struct', 3: { 2: 'struct' } };
+
+/**
  * The error for a ToolRequest whose Structs exceed `limits` (RESOURCE_EXHAUSTED for too many values,
  * INVALID_ARGUMENT for too deep), or undefined when it is within them. Bytes that are not a well-formed message
  * are left to the decoder, which reports them as malformed.
  */
 export function checkToolRequestBytes(bytes: Uint8Array, limits: StructLimits): McpLiteError | undefined {
+  return checkStructBytes(bytes, limits, TOOL_REQUEST);
+}
+
+/** `checkToolRequestBytes` for any message, its Structs found through `shape`: all of them count together. */
+export function checkStructBytes(
+  bytes: Uint8Array,
+  limits: StructLimits,
+  shape: StructShape,
+): McpLiteError | undefined {
   let values = 0;
   let pos = 0;
 
@@ -85,12 +105,16 @@ export function checkToolRequestBytes(bytes: Uint8Array, limits: StructLimits): 
     });
   }
 
-  try {
-    // ToolRequest.arguments (2) is a Struct; ToolRequest.elicitation (3) holds answers (2), a Struct.
-    fields(0, bytes.length, (f, from, to) => {
-      if (f === 2) struct(from, to, 1);
-      else if (f === 3) fields(from, to, (g, a, b) => g === 2 && struct(a, b, 1));
+  function message(start: number, end: number, of: StructShape): void {
+    fields(start, end, (f, from, to) => {
+      const inner = of[f];
+      if (inner === 'struct') struct(from, to, 1);
+      else if (inner) message(from, to, inner);
     });
+  }
+
+  try {
+    message(0, bytes.length, shape);
   } catch (err) {
     if (err instanceof Stop) return err.error;
     throw err;

@@ -1,6 +1,7 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, ResponseMeta, ResponseType } from '../../core/outcomes.js';
+import type { RenderedPrompt, WirePrompt } from '../../core/prompts.js';
 import type { WireTool } from '../../core/tool.js';
 import { resultFields } from '../common/mcp-lite-result.js';
 import { encodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.js';
@@ -117,6 +118,23 @@ export function toGrpcTool(tool: WireTool): WireGrpcTool {
   if (tool.outputSchema) wire.output_schema = toStruct(tool.outputSchema as Record<string, unknown>);
   if (tool.annotations) wire.annotations = toStruct(tool.annotations);
   return wire;
+}
+
+/** A listed prompt as mcplite.Prompt (unset fields left out). */
+export function toGrpcPrompt(prompt: WirePrompt): Record<string, unknown> {
+  const { arguments: args, ...rest } = prompt;
+  return args ? { ...rest, arguments: args.map((a) => ({ ...a })) } : { ...rest };
+}
+
+/** A rendered prompt as mcplite.PromptResponse: each message's content block as a Struct, as MCP sends it. */
+export function toGrpcPromptResponse(rendered: RenderedPrompt): Record<string, unknown> {
+  return {
+    ...(rendered.description !== undefined ? { description: rendered.description } : {}),
+    messages: rendered.messages.map((m) => ({
+      role: m.role,
+      content: toStruct(m.content as unknown as Record<string, unknown>),
+    })),
+  };
 }
 
 /** A gRPC status as grpc-js takes it from a handler. */

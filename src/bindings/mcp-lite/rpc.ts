@@ -11,6 +11,7 @@ import { echoName } from '../common/echo.js';
 import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
 import { errorExit } from '../common/error-exit.js';
 import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
+import { listPrompts, renderPrompt } from '../common/prompts.js';
 import { rpcErrorMessage, wireResultJson } from './wire.js';
 
 /**
@@ -23,7 +24,7 @@ export type RpcOrigin = CallSource;
 export type ReplyOf<T> = (m: JsonRpcRequest, result: string | undefined, err?: unknown) => T;
 
 /**
- * The MCP-lite JSON-RPC methods (`tools/call`, `tools/list`) and batches, independent of the framing that carries
+ * The MCP-lite JSON-RPC methods (`tools/call`, `tools/list`, `prompts/list`, `prompts/get`) and batches, independent of the framing that carries
  * them: the HTTP binding (one message or batch per POST), the WebSocket binding and stdio (many messages on one
  * connection) all answer through this. Answers come synchronously when the tool answers synchronously, because
  * every promise turn costs the HTTP hot path.
@@ -147,11 +148,23 @@ export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions 
         );
         return mapMaybe(server.call(call), wireResultJson);
       }
+      // Prompts (spec 8.1) in MCP's shapes: `{ prompts }` and `{ description?, messages }`.
+      case 'prompts/list':
+        return mapMaybe(listPrompts(server, new BindingCaller(callBinding, origin, principal)), (prompts) =>
+          JSON.stringify({ prompts }),
+        );
+      case 'prompts/get': {
+        const params = isObject(m.params) ? m.params : {};
+        const caller = new BindingCaller(callBinding, origin, principal);
+        return mapMaybe(renderPrompt(server, caller, params.name, params.arguments, origin.signal), (r) =>
+          JSON.stringify(r),
+        );
+      }
       default: {
         const method = echoName(m.method);
         throw new McpLiteError('method_not_found', `Method not found: ${method}`, {
           method,
-          available_methods: ['tools/call', 'tools/list'],
+          available_methods: ['tools/call', 'tools/list', 'prompts/list', 'prompts/get'],
         });
       }
     }

@@ -3,6 +3,7 @@ import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import type { WireTool } from '../../core/tool.js';
+import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
@@ -236,7 +237,9 @@ export class McpEngine {
         return server.operate('prompts/get', name, args, x, () => this.getPrompt(m, params, x));
       }
       case 'completion/complete':
-        return server.operate('completion/complete', undefined, params, x, () => this.complete(params));
+        return server.operate('completion/complete', undefined, params, x, () =>
+          completeArgument(server, params),
+        );
       case 'logging/setLevel': {
         const level = params.level;
         if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -320,41 +323,6 @@ export class McpEngine {
     const mcp = (t: WireTool) =>
       toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
     return [...user.map(mcp), ...native, ...system.map(mcp)];
-  }
-
-  private async complete(params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const ref = params.ref;
-    const argument = params.argument;
-    if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string') {
-      throw new McpLiteError(
-        'invalid_params',
-        'Invalid params: completion/complete needs ref and argument { name, value }',
-      );
-    }
-    const value = typeof argument.value === 'string' ? argument.value : '';
-    const context =
-      isObject(params.context) && isObject(params.context.arguments) ? params.context.arguments : {};
-    const args = Object.fromEntries(
-      Object.entries(context).filter(([, v]) => typeof v === 'string'),
-    ) as Record<string, string>;
-    let values: string[];
-    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-      if (!this.server.prompts.has(ref.name)) {
-        throw new McpLiteError('prompt_not_found', `Prompt not found: ${echoName(ref.name)}`, {
-          reason: 'prompt_not_found',
-        });
-      }
-      values = await this.server.prompts.complete(ref.name, argument.name, value, args);
-    } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-      values = await this.server.resources.complete(ref.uri, argument.name, value, args);
-    } else {
-      throw new McpLiteError(
-        'invalid_params',
-        'Invalid params: ref must be ref/prompt { name } or ref/resource { uri }',
-      );
-    }
-    const total = values.length;
-    return { completion: { values: values.slice(0, 100), total, hasMore: total > 100 } };
   }
 }
 

@@ -141,7 +141,7 @@ export class ToolCalls {
  * a tool's error that has an HTTP status of its own (a handler reporting the server unavailable, 503, or a bound
  * reached, 429): it tells of the server rather than of the call, and answers alike on every wire.
  */
-function toolErrorOrThrow(err: unknown, stateless: boolean): Record<string, unknown> {
+export function toolErrorOrThrow(err: unknown, stateless: boolean): Record<string, unknown> {
   if (isToolError(err) && httpStatusOf(err, stateless) === 200) return toolErrorResult(err);
   throw err;
 }

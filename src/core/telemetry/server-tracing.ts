@@ -24,7 +24,7 @@ function framing(binding: string): string {
   if (binding.endsWith('stdio')) return 'stdio';
   if (binding.endsWith('ws')) return 'websocket';
   if (binding === 'mcp-sse') return 'sse';
-  if (binding === 'grpc') return 'grpc';
+  if (binding.endsWith('grpc')) return 'grpc';
   if (binding === 'mcp' || binding === 'draft') return 'streamable-http';
   return 'http';
 }
@@ -33,7 +33,7 @@ function framing(binding: string): string {
 function protocolName(binding: string): string | undefined {
   if (binding.endsWith('stdio')) return undefined;
   if (binding.endsWith('ws')) return 'websocket';
-  if (binding === 'grpc') return 'grpc';
+  if (binding.endsWith('grpc')) return 'grpc';
   return 'http';
 }
 

@@ -130,7 +130,12 @@ describe('unknown methods and wrong-typed params', () => {
   it('answers an unknown method with -32601', async () => {
     const error = await rpcError({ jsonrpc: '2.0', id: 1, method: 'resources/list' }, 200);
     expect(error!.code).toBe(-32601);
-    expect(error!.data.available_methods).toEqual(['tools/call', 'tools/list']);
+    expect(error!.data.available_methods).toEqual([
+      'tools/call',
+      'tools/list',
+      'prompts/list',
+      'prompts/get',
+    ]);
   });
 
   it('answers a method named like an Object.prototype member with -32601', async () => {

@@ -14,7 +14,8 @@ import {
   wantsEventStream,
 } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
-import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
+import { idOf, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
+import { listPrompts, renderPrompt } from '../../common/prompts.js';
 import { createMcpLiteRpc, resultResponse } from '../rpc.js';
 import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from '../wire.js';
 import { normaliseBase } from './base-path.js';
@@ -148,15 +149,10 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
     const { name, arguments: args } = body as { name?: unknown; arguments?: unknown };
     const caller = new BindingCaller(BINDING, request, principal);
     if (name === undefined) {
-      const listed = await server.operate('prompts/list', undefined, undefined, caller, () =>
-        server.prompts.list(),
-      );
+      const listed = await listPrompts(server, caller);
       return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ prompts: listed }) };
     }
-    const promptArgs = isObject(args) ? args : undefined;
-    const rendered = await server.operate('prompts/get', String(name), promptArgs, caller, () =>
-      server.prompts.get(name, args, { signal: request.signal, principal }),
-    );
+    const rendered = await renderPrompt(server, caller, name, args, request.signal);
     return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(rendered) };
   }
 
