@@ -160,6 +160,7 @@ export default async function run() {
 /** Starts a contender under callgrind, warms it up and counts its batches. */
 async function count(c) {
   const started = await c.start({
+    env: { BASELINE_KEEP_ALIVE_MS: '600000' },
     wrapper: ['valgrind', '-q', '--tool=callgrind', `--callgrind-out-file=${c.out}`],
     nodeOptions: NODE_FLAGS,
     // valgrind makes start-up some 50 times slower.
