@@ -4,19 +4,17 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../c
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore } from '../../../core/session-state.js';
 import { unrefTimer } from '../../../core/timers.js';
-import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { AsyncQueue } from '../../common/async-queue.js';
 import { errorExit } from '../../common/error-exit.js';
 import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
 import { openMcpConnection } from '../connection.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
-import { taskRegistryFor } from '../tasks.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
 
 /** Options of the legacy HTTP+SSE transport (MCP 2024-11-05). */
-export interface LegacySseOptions extends EngineOptions {
+export interface LegacySseOptions extends McpProtocolOptions {
   /** Where a client opens its stream. Default `/sse`. */
   ssePath?: string;
   /** Where a client posts its messages (`?sessionId=…`). Default `/messages`. */
@@ -79,9 +77,12 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   const maxQueued = options.maxQueuedMessages ?? 1024;
   const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
+  // The server's one MCP protocol object: the engine and the store of every MCP transport of the server.
+  const protocol = mcpProtocolFor(server, options);
+  const release = protocol.acquire();
+  const store = protocol.store;
   const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
+  const engine = options.engine ?? protocol.engine;
   // The streams open in this process.
   const sessions = new Map<string, LegacySession>();
 
@@ -92,7 +93,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   }) as LegacySseHandler;
   handler.close = () => {
     for (const s of [...sessions.values()]) s.end();
-    if (!options.sessionStore) void store.close();
+    release();
   };
   Object.defineProperty(handler, 'sessions', { get: () => sessions.size });
   return handler;

@@ -4,24 +4,22 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../c
 import type { MaybePromise } from '../../../core/maybe-promise.js';
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore, SessionStoreOptions } from '../../../core/session-state.js';
-import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { admitThen } from '../../common/admit.js';
 import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../../common/jsonrpc.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
+import type { McpEngine } from '../engine.js';
 import { type Framing, type Inbound, McpLoop, Reply } from '../loop.js';
-import { honouredFilter, Notifier } from '../notifier.js';
-import { ServerRequests } from '../server-requests.js';
-import { type McpSession, SessionHub } from '../sessions.js';
-import { taskRegistryFor } from '../tasks.js';
+import { honouredFilter } from '../notifier.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
+import type { McpSession } from '../sessions.js';
 import { DRAFT_SEED, type DraftDialect, draftOverHttp } from './draft-http.js';
 import { HttpExchange } from './http-exchange.js';
 import { RoutingHeaders } from './route-headers.js';
 import { listenStream, openSessionStream } from './session-streams.js';
 
 /** Options of the MCP binding (Streamable HTTP). */
-export interface McpBindingOptions extends EngineOptions, SessionStoreOptions {
+export interface McpBindingOptions extends McpProtocolOptions, SessionStoreOptions {
   /** The endpoint. Default `/mcp`. */
   path?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -66,11 +64,13 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const log = server.logger.child({ binding: 'mcp' });
-  const store = options.sessionStore ?? new MemorySessionStore(options);
-  const sessions = options.sessions === false ? undefined : new SessionHub(store, log);
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
-  const notifier = new Notifier(server, sessions, new Set());
-  const serverRequests = new ServerRequests(store, options.serverRequestTimeoutMs ?? 300_000);
+  // The server's one MCP protocol object: its engine, sessions, notifier and server requests are every MCP
+  // transport's (a second binding of the same server, legacy SSE, WebSocket, stdio).
+  const protocol = mcpProtocolFor(server, options, options);
+  const release = protocol.acquire();
+  const sessions = options.sessions === false ? undefined : protocol.sessions;
+  const engine = options.engine ?? protocol.engine;
+  const { notifier, serverRequests } = protocol;
   // The GET streams open in this process, ended on close.
   const streams = new Set<() => void>();
   const routing = new RoutingHeaders(server, options.nativeTools);
@@ -99,11 +99,10 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
   (handler as { engine: McpEngine }).engine = engine;
   handler.close = () => {
-    notifier.close();
     serverRequests.rejectAll(new McpLiteError('unavailable', 'The server is shutting down'));
     for (const end of [...streams]) end();
-    // A store it was given is shared (other replicas, other bindings): its owner closes it.
-    if (!options.sessionStore) void store.close();
+    // The protocol stops its notifier and closes a store it made once its last transport is closed.
+    release();
   };
   return handler;
 
