@@ -8,6 +8,7 @@ import { admitThen } from '../../common/admit.js';
 import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../../common/jsonrpc.js';
+import type { StreamBoundOptions } from '../../common/outbound-stream.js';
 import type { McpEngine } from '../engine.js';
 import { type Framing, type Inbound, McpLoop, Reply } from '../loop.js';
 import { honouredFilter } from '../notifier.js';
@@ -19,7 +20,7 @@ import { RoutingHeaders } from './route-headers.js';
 import { listenStream, openSessionStream } from './session-streams.js';
 
 /** Options of the MCP binding (Streamable HTTP). */
-export interface McpBindingOptions extends McpProtocolOptions, SessionStoreOptions {
+export interface McpBindingOptions extends McpProtocolOptions, SessionStoreOptions, StreamBoundOptions {
   /** The endpoint. Default `/mcp`. */
   path?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -77,7 +78,8 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const framing: Framing<HttpInbound, HttpExchange> = {
     connectionIsSession: false,
     versionHeaderRequired: true,
-    exchange: (init, i) => new HttpExchange(serverRequests, i.request, i.principal, init, i.dialect),
+    exchange: (init, i) =>
+      new HttpExchange(serverRequests, i.request, i.principal, init, i.dialect, options.maxQueuedBytes),
     initialized: (init, i) =>
       sessions
         ?.create(
@@ -235,8 +237,15 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   function listen(m: JsonRpcRequest, inbound: HttpInbound): Reply {
     const params = isObject(m.params) ? m.params : {};
     const filter = honouredFilter(params.notifications, !server.resources.empty, !server.prompts.empty);
-    const queue = listenStream(notifier, m.id, filter, keepAliveMs, inbound.request.signal);
-    return new Reply(200, queue, SSE_HEADERS);
+    const out = listenStream(
+      notifier,
+      m.id,
+      filter,
+      keepAliveMs,
+      inbound.request.signal,
+      options.maxQueuedBytes,
+    );
+    return new Reply(200, out.body, SSE_HEADERS);
   }
 
   async function get(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
@@ -253,15 +262,17 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     const session = await sessions.get(sessionId, callerOf(server, request, principal));
     if (!session) return fail(undefined, null, sessionNotFound());
     // The GET stream, or (Last-Event-ID of a POST stream) that stream resumed: see session-streams.ts.
-    const { queue, end, abandoned } = await openSessionStream(
+    const out = await openSessionStream(
       sessions,
       session,
       request.headers['last-event-id'],
       keepAliveMs,
+      options.maxQueuedBytes,
     );
+    const end = () => out.end();
     streams.add(end);
-    queue.onConsumerGone(() => streams.delete(end));
-    return { status: 200, headers: SSE_HEADERS, body: queue, abandoned };
+    out.onEnded(() => streams.delete(end));
+    return out.response();
   }
 
   async function del(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
