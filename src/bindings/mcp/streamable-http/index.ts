@@ -92,6 +92,14 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
         .then((s) => ({ 'mcp-session-id': s.id })),
     checkStateless: (m, i) => routing.check(i.request.headers, m),
     listen,
+    caller: (i) => ({
+      binding: i.dialect ? 'draft' : 'mcp',
+      principal: i.principal,
+      headers: i.request.headers,
+      get remoteAddress() {
+        return i.request.remoteAddress;
+      },
+    }),
   };
   const loop = new McpLoop(engine, framing, serverRequests, log);
   const answerIn = draftOverHttp(server, sessions, answerMcp);
