@@ -22,7 +22,7 @@ export interface PendingCall {
 }
 
 /**
- * The answer budget (docs/architecture.md, "Promised work"): the calls still waiting for their answer, and the one
+ * The answer budget (docs/architecture.md, "The outcome model"): the calls still waiting for their answer, and the one
  * sweeper that hands each to `promote` once it has run `budgetMs`, so that a client gets a promise instead of a
  * wait. A server without a budget (no promise store) holds nothing and starts no timer.
  */

@@ -72,7 +72,7 @@ export type ReceivedPromiseOutcome = Omit<PromiseOutcome, 'estimatedCompletion'>
  * An outcome as the party that receives it sees it (the inspector shows this; the client's `CallOutcome` builds on
  * it): the same five kinds and fields, without the elicitation's `state` (the receiver keeps it to answer with)
  * and with the promise's estimate optional. The receivers declare theirs from this one union, so a kind added to
- * `Outcome` reaches every switch over them at compile time (docs/architecture.md, "Adding an outcome type").
+ * `Outcome` reaches every switch over them at compile time (docs/architecture.md, "The outcome model").
  */
 export type ReceivedOutcome =
   | AnswerOutcome
