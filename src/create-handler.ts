@@ -7,6 +7,7 @@ import {
   type LegacySseHandler,
   type LegacySseOptions,
 } from './bindings/mcp/legacy-sse/index.js';
+import { pickProtocolOptions } from './bindings/mcp/protocol.js';
 import {
   createMcpBinding,
   type McpBindingOptions,
@@ -34,7 +35,7 @@ export interface HandlerOptions extends HostGuardOptions {
   webtools?: WebtoolsBindingOptions | false;
   /**
    * MCP's legacy HTTP+SSE transport (2024-11-05: `GET /sse`, `POST /messages`). Default on whenever `mcp` is; its
-   * engine options default to `mcp`'s, and it answers with the same engine as Streamable HTTP.
+   * protocol options default to `mcp`'s, so it shares Streamable HTTP's MCP protocol object (engine, store).
    */
   legacySse?: LegacySseOptions | false;
   /** The largest request body every binding accepts, unless its own block says otherwise. Default 4 MiB. */
@@ -97,9 +98,8 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
       ? undefined
       : createLegacySseBinding(server, {
           ...bodyBound,
+          // The same protocol options, so the same MCP protocol object as Streamable HTTP (`mcp/protocol.ts`).
           ...engineOptions(options.mcp),
-          // One engine per server: every MCP transport answers with the same methods, tools and flights.
-          engine: mcp.engine,
           ...options.legacySse,
           ...store,
         });
@@ -133,19 +133,10 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
   });
 }
 
-/** The MCP engine's options among the MCP binding's: every MCP transport serves the same tools the same way. */
-const ENGINE_KEYS = [
-  'pageSize',
-  'cacheTtlMs',
-  'instructions',
-  'nativeTools',
-  'tasksRequired',
-  'nativePrompts',
-  'serverRequestTimeoutMs',
-] as const satisfies readonly (keyof McpBindingOptions & keyof LegacySseOptions)[];
-
-/** Picks the engine's options (`ENGINE_KEYS`) out of the MCP binding's, for the server's other MCP transports. */
+/**
+ * The MCP protocol options among the MCP binding's (`PROTOCOL_KEYS`), for the server's other MCP transports: with the
+ * same options they take the same protocol object (one engine, one set of flights and tasks).
+ */
 export function engineOptions(mcp: McpBindingOptions | false | undefined): LegacySseOptions {
-  if (!mcp) return {};
-  return Object.fromEntries(ENGINE_KEYS.map((key) => [key, mcp[key]])) as LegacySseOptions;
+  return mcp ? pickProtocolOptions(mcp) : {};
 }

@@ -96,9 +96,8 @@ export async function serve(server: ToolServer, options: ServeOptions = {}): Pro
   const mcpWs =
     blocks.mcpWs && mcp
       ? (await import('./bindings/mcp/ws/index.js')).createMcpWsBinding(server, {
+          // The same protocol options, so the same MCP protocol object as Streamable HTTP (`mcp/protocol.ts`).
           ...engineOptions(blocks.handler.mcp),
-          // One engine per server: every MCP transport answers with the same methods, tools and flights.
-          engine: mcp.engine,
           ...blocks.mcpWs,
           ...guard,
         })

@@ -1,8 +1,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { openMcpConnection } from '../bindings/mcp/connection.js';
-import { McpEngine } from '../bindings/mcp/engine.js';
-import { taskRegistryFor } from '../bindings/mcp/tasks.js';
+import { mcpProtocolFor } from '../bindings/mcp/protocol.js';
 import type { ToolServer } from '../core/server.js';
 import type { ClientLimits } from './limits.js';
 import { mcpSdkTransport } from './mcp-sdk-transport.js';
@@ -23,7 +22,8 @@ export async function inMemoryTransport(
   signal?: AbortSignal,
 ): Promise<Transport> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const engine = new McpEngine(server, {}, taskRegistryFor(server, {}));
+  // The server's one MCP protocol object: the same engine (flights, tasks) as its other MCP transports.
+  const engine = mcpProtocolFor(server).engine;
   const connection = openMcpConnection(
     server,
     engine,

@@ -1,3 +1,4 @@
+import { STATELESS_REVISION } from '../bindings/mcp/revisions.js';
 import { McpLiteError } from '../core/errors.js';
 import { rpcCatalog } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
@@ -10,8 +11,9 @@ import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
 import { fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
 
-/** The stateless MCP revision this transport speaks. */
-export const STATELESS_REVISION = '2026-07-28';
+/** The stateless MCP revision this transport speaks: the one the server serves (one constant, `mcp/revisions.ts`). */
+export { STATELESS_REVISION };
+
 const TASKS = 'io.modelcontextprotocol/tasks';
 const RESERVED_NAME = /^(tools\/call|prompts\/get|resources\/read|tasks\/(get|update|cancel))$/;
 

@@ -14,7 +14,7 @@ export interface SseEvent {
  * and the body is cancelled; a data line that never ends would otherwise grow without end.
  */
 export async function* readSse(
-  body: ReadableStream<Uint8Array>,
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   limits: Pick<ClientLimits, 'maxResponseBytes' | 'maxStreamBytes'>,
 ): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();

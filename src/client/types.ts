@@ -1,3 +1,11 @@
+import type {
+  ElicitationOutcome as CoreElicitationOutcome,
+  FailureOutcome as CoreFailureOutcome,
+  ResourceRequestOutcome as CoreResourceRequestOutcome,
+  ElicitationRequestOutcome,
+  ReceivedPromiseOutcome,
+  ResponseType,
+} from '../core/outcomes.js';
 import type { JsonSchema } from '../core/schema.js';
 import type { OAuthOptions } from './oauth.js';
 
@@ -36,37 +44,20 @@ export interface AnswerOutcome {
 }
 
 /** The tool ran and failed for a business reason (not a protocol error). */
-export interface FailureOutcome {
-  type: 'failure';
-  message: string;
-  code?: string;
-  details?: unknown;
+export interface FailureOutcome extends CoreFailureOutcome {
   meta?: OutcomeMeta;
 }
 
 /** Long-running work; redeem `token` later (the client does it by itself unless `redeem: false`). */
-export interface PromiseOutcome {
-  type: 'promise';
-  token: string;
-  /** ISO-8601, when the server gave one. */
-  estimatedCompletion?: string;
+export interface PromiseOutcome extends ReceivedPromiseOutcome {
   meta?: OutcomeMeta;
 }
 
 /** One open request of an elicitation that asks for several inputs at once. */
-export interface ElicitationRequest {
-  message: string;
-  requestedSchema: JsonSchema;
-}
+export type ElicitationRequest = ElicitationRequestOutcome;
 
 /** More input is needed from the user. Answer it with `answer(values)`, whatever the binding. */
-export interface ElicitationOutcome {
-  type: 'elicitation';
-  message: string;
-  /** The shape of `values`; with several `requests`, an object with one property per open request. */
-  requestedSchema: JsonSchema;
-  /** Several inputs asked in one round, by name: `values` is then keyed by request name. */
-  requests?: Record<string, ElicitationRequest>;
+export interface ElicitationOutcome extends Omit<CoreElicitationOutcome, 'state'> {
   /** Sends the user's answers and performs the next round; resolves to the next outcome. */
   answer(values: Record<string, unknown>, options?: CallOptions): Promise<CallOutcome>;
   /** Declines to answer (where the wire can say so; elsewhere the call simply ends as a failure). */
@@ -74,13 +65,7 @@ export interface ElicitationOutcome {
 }
 
 /** The call needs a larger budget (time, rows, cost…) than it was given. */
-export interface ResourceRequestOutcome {
-  type: 'request-for-more-resource';
-  resource: string;
-  requested: number;
-  granted?: number;
-  unit?: string;
-  message: string;
+export interface ResourceRequestOutcome extends CoreResourceRequestOutcome {
   meta?: OutcomeMeta;
 }
 
@@ -94,6 +79,11 @@ export type CallOutcome =
   | PromiseOutcome
   | ElicitationOutcome
   | ResourceRequestOutcome;
+
+/** Compile-time: the client's outcome kinds are exactly core's (`ResponseType`), one union in both directions. */
+type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const CALL_OUTCOME_KINDS_MATCH_CORE: SameKinds<CallOutcome['type'], ResponseType> = true;
+void CALL_OUTCOME_KINDS_MATCH_CORE;
 
 /** A partial result, as `stream()` yields it before the outcome. */
 export interface PartialEvent {

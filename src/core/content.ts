@@ -79,8 +79,3 @@ export function richContent(content: ContentBlock[], structured?: unknown): Rich
 export function isRichContent(value: unknown): value is RichContent {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RICH] === true;
 }
-
-/** A text block. */
-export function textBlock(text: string): ContentBlock {
-  return { type: 'text', text };
-}

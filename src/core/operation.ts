@@ -20,7 +20,8 @@ export type OperationMethod =
   | 'prompts/list'
   | 'prompts/get'
   | 'completion/complete'
-  | 'logging/setLevel';
+  | 'logging/setLevel'
+  | 'subscriptions/listen';
 
 /** Who is calling, as every binding describes it (`op.caller`). */
 export interface OperationCaller {
@@ -51,8 +52,8 @@ export interface Operation {
   readonly name: string | undefined;
   /**
    * `tools/call`: the arguments after the input schema checked them (undefined when `error` is set);
-   * `prompts/get`: the prompt's arguments; `completion/complete`: the completion request's params; otherwise
-   * undefined.
+   * `prompts/get`: the prompt's arguments; `completion/complete`: the completion request's params;
+   * `subscriptions/listen`: the notifications the client asked for; otherwise undefined.
    */
   readonly arguments: Readonly<Record<string, unknown>> | undefined;
   /**

@@ -63,6 +63,24 @@ export type Outcome =
   | ElicitationOutcome
   | ResourceRequestOutcome;
 
+/** A promise as its receiver sees it: the estimate is optional, since not every wire carries it. */
+export type ReceivedPromiseOutcome = Omit<PromiseOutcome, 'estimatedCompletion'> & {
+  estimatedCompletion?: string;
+};
+
+/**
+ * An outcome as the party that receives it sees it (the inspector shows this; the client's `CallOutcome` builds on
+ * it): the same five kinds and fields, without the elicitation's `state` (the receiver keeps it to answer with)
+ * and with the promise's estimate optional. The receivers declare theirs from this one union, so a kind added to
+ * `Outcome` reaches every switch over them at compile time (docs/architecture.md, "The outcome model").
+ */
+export type ReceivedOutcome =
+  | AnswerOutcome
+  | FailureOutcome
+  | ReceivedPromiseOutcome
+  | Omit<ElicitationOutcome, 'state'>
+  | ResourceRequestOutcome;
+
 /**
  * The `_meta` every result carries (spec 3.3). Field names are the wire's; times are epoch milliseconds, which
  * each wire formats its way (ISO-8601 text on the JSON wires, int64 on gRPC).

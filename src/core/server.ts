@@ -1,4 +1,5 @@
 import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
+import { AnswerBudget, type PendingCall } from './answer-budget.js';
 import type { Authenticate, Principal, RequestTarget } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
@@ -38,27 +39,11 @@ import {
   unknownTool,
 } from './system-tools.js';
 import { tracingStage } from './telemetry/index.js';
-import { unrefTimer } from './timers.js';
 import type { ElicitationAnswers } from './tool.js';
 import { ToolCallOperation } from './tool-call-operation.js';
 import { ToolResolution } from './tool-resolution.js';
 import { WebtoolCatalog } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
-
-interface PendingCall {
-  startedAt: number;
-  /**
-   * The request, until the call is promoted: its caller owns the promise. Read then rather than up front (the
-   * node adapter reads the peer address from the socket), and let go of then (the work may run for hours).
-   */
-  request: CallRequest | undefined;
-  tool: CompiledTool;
-  context: CallContext;
-  running: Promise<Outcome>;
-  promoted: boolean;
-  resolve: (r: CallResult) => void;
-  reject: (e: unknown) => void;
-}
 
 /**
  * The protocol-neutral tool server: the catalog, invocation, validation, outcomes and promises. Bindings are
@@ -103,11 +88,11 @@ export class ToolServer {
   private readonly elicitations: Elicitations;
   private readonly nonces: ElicitationNonceStore | undefined;
   private readonly systemCalls: ReadonlyMap<string, SystemCall> = new Map();
-  private readonly pending = new Set<PendingCall>();
+  /** Calls waiting for their answer, promoted to promises past the budget. */
+  private readonly budget: AnswerBudget;
   private readonly queue: WorkQueue | undefined;
   private readonly work: PromisedWork | undefined;
   private readonly inFlightCalls = new InFlight();
-  private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(options: ToolServerOptions) {
@@ -120,6 +105,7 @@ export class ToolServer {
     checkIpv6Prefix(this.ipv6CallerPrefix);
     this.store = options.promiseStore;
     this.answerBudgetMs = this.store ? (options.answerBudgetMs ?? 10_000) : 0;
+    this.budget = new AnswerBudget(this.answerBudgetMs, (call) => this.promote(call));
     this.mcpInlineWaitMs = Math.max(0, options.mcpInlineWaitMs ?? 50_000);
     this.maxRunMs = options.maxRunMs ?? 600_000;
     this.elicitations = new Elicitations(
@@ -419,9 +405,8 @@ export class ToolServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.sweeper) clearInterval(this.sweeper);
     const reason = new McpLiteError('unavailable', 'The server is shutting down');
-    for (const p of this.pending) p.context.lazyAbort().abort(reason);
+    this.budget.close(reason);
     await this.promises?.abortAll(reason);
     this.promises?.close();
     await this.queue?.close();
@@ -471,7 +456,7 @@ export class ToolServer {
       const signal = request.signal;
       const onAbort = () => {
         if (call.promoted) return;
-        this.pending.delete(call);
+        this.budget.release(call);
         reject(toMcpLiteError(signal?.reason ?? new McpLiteError('cancelled', 'The call was cancelled')));
       };
       if (signal) {
@@ -479,21 +464,20 @@ export class ToolServer {
         else signal.addEventListener('abort', onAbort, { once: true });
       }
       if (canPromote) {
-        this.pending.add(call);
-        this.startSweeper();
+        this.budget.hold(call);
       }
       running.then(
         (outcome) => {
           this.end();
           if (call.promoted) return;
-          this.pending.delete(call);
+          this.budget.release(call);
           signal?.removeEventListener('abort', onAbort);
           resolve(this.result(outcome, performance.now() - startedAt));
         },
         (err) => {
           this.end();
           if (call.promoted) return;
-          this.pending.delete(call);
+          this.budget.release(call);
           signal?.removeEventListener('abort', onAbort);
           reject(handlerError(err, context, tool));
         },
@@ -526,7 +510,6 @@ export class ToolServer {
   /** Promotes a call that outlived the answer budget into a promise. */
   private promote(call: PendingCall): void {
     call.promoted = true;
-    this.pending.delete(call);
     const owner = this.callerKey(call.request!);
     call.request = undefined;
     this.work!.promote(call.tool, call.running, call.context, owner, call.startedAt).then(
@@ -556,16 +539,5 @@ export class ToolServer {
 
   private end(): void {
     this.inFlightCalls.end();
-  }
-
-  private startSweeper(): void {
-    if (this.sweeper || this.closed) return;
-    const every = Math.max(10, Math.min(250, Math.floor(this.answerBudgetMs / 4)));
-    this.sweeper = setInterval(() => {
-      if (this.pending.size === 0) return;
-      const now = performance.now();
-      for (const call of this.pending) if (now - call.startedAt >= this.answerBudgetMs) this.promote(call);
-    }, every);
-    unrefTimer(this.sweeper);
   }
 }

@@ -1,4 +1,4 @@
-import { AsyncQueue } from '../bindings/common/async-queue.js';
+import { OutboundStream, sseEvent } from '../bindings/common/outbound-stream.js';
 import { McpLiteError } from '../core/errors.js';
 import type { NeutralRequest, NeutralResponse } from '../core/http.js';
 import { randomId } from '../core/random-id.js';
@@ -132,9 +132,9 @@ export class InspectorApi {
       throw new McpLiteError('resource_exhausted', `Too many calls at once (at most ${this.maxInFlight})`);
     }
     this.inFlight++;
-    const queue = new AsyncQueue<string>();
-    const send = (event: string, data: unknown) =>
-      void queue.push(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // The one outbound stream: a page that stops reading is cut off past its bound rather than buffered for.
+    const out = new OutboundStream();
+    const send = (event: string, data: unknown) => void out.write(sseEvent(event, JSON.stringify(data)));
     const started = performance.now();
     const options: TargetCallOptions = {
       ...this.roundOptions(request),
@@ -172,17 +172,9 @@ export class InspectorApi {
       })
       .finally(() => {
         this.inFlight--;
-        queue.end();
+        out.end();
       });
-    return {
-      status: 200,
-      headers: {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-      },
-      body: queue,
-    };
+    return out.response(ROUND_HEADERS);
   }
 
   /** Keeps an elicitation's continuation for the page's answer; refuses past the bound rather than evicting. */
@@ -227,3 +219,10 @@ export function json(status: number, body: unknown, headers: Record<string, stri
     body: JSON.stringify(body),
   };
 }
+
+/** A round's stream: SSE, never stored (it carries the target's answers). */
+const ROUND_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-store',
+  'x-accel-buffering': 'no',
+};

@@ -1,3 +1,4 @@
+import type { ReceivedOutcome } from '../core/outcomes.js';
 import type { WireTool } from '../core/tool.js';
 
 /**
@@ -73,25 +74,7 @@ export interface ProtocolError {
 }
 
 /** The outcomes of a round, as plain data the page can render; `error` is a protocol error, not an outcome. */
-export type InspectorOutcome =
-  | { type: 'answer'; result: unknown }
-  | { type: 'failure'; message: string; code?: string; details?: unknown }
-  | { type: 'promise'; token: string; estimatedCompletion?: string }
-  | {
-      type: 'elicitation';
-      message: string;
-      requestedSchema: Record<string, unknown>;
-      requests?: Record<string, { message: string; requestedSchema: Record<string, unknown> }>;
-    }
-  | {
-      type: 'request-for-more-resource';
-      resource: string;
-      requested: number;
-      granted?: number;
-      unit?: string;
-      message: string;
-    }
-  | { type: 'error'; error: ProtocolError };
+export type InspectorOutcome = ReceivedOutcome | { type: 'error'; error: ProtocolError };
 
 /** One round's result. */
 export interface TargetReply {

@@ -38,11 +38,6 @@ export function fromStruct(struct: StructObject | null | undefined): Record<stri
   return structToObject(struct, 0);
 }
 
-/** A google.protobuf.Value as a JSON value (an unset Value is null, as in the protobuf JSON mapping). */
-export function fromValue(value: StructValue | null | undefined): unknown {
-  return readValue(value, 0);
-}
-
 function objectToStruct(value: Record<string, unknown>, depth: number): StructObject {
   const fields: Record<string, StructValue> = {};
   for (const key of Object.keys(value)) {

@@ -1,3 +1,4 @@
+import type { CallerSource } from '../../core/operation-caller.js';
 import type { ToolServer } from '../../core/server.js';
 import {
   type ConnectionLink,
@@ -81,6 +82,7 @@ function mcpProtocol(
       return undefined;
     },
     listen,
+    caller,
     exit: () => peer.end(),
   };
   const loop = new McpLoop(
@@ -163,18 +165,28 @@ function mcpProtocol(
     };
   }
 
-  function listen(m: JsonRpcRequest): undefined {
+  /** Registers the listen stream; its acknowledgement is the answer the loop gives the request. */
+  function listen(m: JsonRpcRequest): Reply {
     const id = m.id as JsonRpcId;
     const params = isObject(m.params) ? m.params : {};
     const filter = honouredFilter(params.notifications, !server.resources.empty, !server.prompts.empty);
-    void write(tagged('notifications/subscriptions/acknowledged', { notifications: filter }, id));
     const key = JSON.stringify(id);
     listens.get(key)?.();
     listens.set(
       key,
       notifier.listen(id, filter, (message) => void write(message)),
     );
-    return undefined;
+    return new Reply(200, tagged('notifications/subscriptions/acknowledged', { notifications: filter }, id));
+  }
+
+  /** Who a listen stream's operation is from: the connection's peer. */
+  function caller(): CallerSource {
+    return {
+      binding: 'mcp',
+      principal: peer.principal,
+      remoteAddress: peer.remoteAddress,
+      headers: peer.headers,
+    };
   }
 
   return {

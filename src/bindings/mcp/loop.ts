@@ -2,6 +2,7 @@ import type { Principal } from '../../core/auth.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
+import type { CallerSource } from '../../core/operation-caller.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { errorExit } from '../common/error-exit.js';
 import { errorHeaders } from '../common/http-reply.js';
@@ -67,7 +68,9 @@ export interface Framing<I extends Inbound, X extends Exchange> {
   /** Checks a stateless request's transport headers (the HTTP routing headers); throws what is wrong. */
   checkStateless?(m: JsonRpcRequest, inbound: I): void;
   /** `subscriptions/listen` (stateless): keeps the notifications asked for flowing to the client. */
-  listen(m: JsonRpcRequest, inbound: I): Reply | undefined;
+  listen(m: JsonRpcRequest, inbound: I): Reply;
+  /** Who sent `inbound`, for an operation the loop answers itself (`subscriptions/listen`) to walk the chain. */
+  caller(inbound: I): CallerSource;
   /** The `exit` notification (stdio): ends the connection. */
   exit?(): void;
 }
@@ -140,7 +143,7 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
       if (stateless) {
         const decl = checkStateless(params, versionHeader, this.framing.versionHeaderRequired);
         this.framing.checkStateless?.(m, inbound);
-        if (m.method === 'subscriptions/listen') return this.framing.listen(m, inbound);
+        if (m.method === 'subscriptions/listen') return this.listen(m, id, inbound);
         x = this.framing.exchange(
           {
             revision: decl.version,
@@ -204,6 +207,25 @@ export class McpLoop<I extends Inbound, X extends Exchange> {
       },
       (m, err) => mcpErrorMessage(idOf(m, err), err),
     );
+  }
+
+  /**
+   * `subscriptions/listen` walks the server's chain like every operation (a middleware may refuse, log or count
+   * it), with what the client asked to hear as its arguments; the framing opens the stream.
+   */
+  private listen(m: JsonRpcRequest, id: JsonRpcId, inbound: I): Reply | Promise<Reply> {
+    const params = isObject(m.params) ? m.params : {};
+    const asked = isObject(params.notifications) ? params.notifications : undefined;
+    const answer = this.engine.server.operate(
+      'subscriptions/listen',
+      undefined,
+      asked,
+      this.framing.caller(inbound),
+      () => this.framing.listen(m, inbound),
+    );
+    return answer instanceof Promise
+      ? answer.then(undefined, (err) => this.errorReply(undefined, id, err, true))
+      : answer;
   }
 
   /**

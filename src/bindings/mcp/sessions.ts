@@ -9,6 +9,7 @@ import type {
   SessionStoreOptions,
 } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
+import { sseEvent } from '../common/outbound-stream.js';
 
 /**
  * Sessions of the handshake revisions. A session exists only where a handshake feature needs one: the log
@@ -122,7 +123,10 @@ export class McpSession {
    */
   record(stream: string, message: string): { chunk: string; kept: Promise<void> } {
     const id = nextEventId(stream);
-    return { chunk: sseEvent(id, message), kept: this.hub.keep(this.id, { id, stream, data: message }) };
+    return {
+      chunk: sseEvent('message', message, id),
+      kept: this.hub.keep(this.id, { id, stream, data: message }),
+    };
   }
 
   /** Sends an already recorded chunk of a POST stream to whoever resumed it, on any replica (dropped if nobody). */
@@ -163,11 +167,6 @@ export class McpSession {
     if (sink) this.hub.sinks.set(this.id, sink);
     else this.hub.sinks.delete(this.id);
   }
-}
-
-/** One SSE event's text. */
-export function sseEvent(id: string, message: string): string {
-  return `id: ${id}\nevent: message\ndata: ${message}\n\n`;
 }
 
 /**
@@ -240,7 +239,7 @@ export class SessionHub {
       return;
     }
     const id = nextEventId('get');
-    const chunk = sseEvent(id, message);
+    const chunk = sseEvent('message', message, id);
     await this.store.appendEvent(sessionId, { id, stream: 'get', data: message });
     await this.store.publish(sessionId, { type: 'event', stream: 'get', id, chunk });
   }

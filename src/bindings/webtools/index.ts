@@ -15,11 +15,12 @@ import { elicitationReplyOf } from '../common/elicitation.js';
 import { errorExit } from '../common/error-exit.js';
 import { errorHeaders, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
-import { type FinalEvents, sseEvent, streamCall } from '../mcp-lite/http/sse.js';
+import { type StreamBoundOptions, sseEvent } from '../common/outbound-stream.js';
+import { type FinalEvents, streamCall } from '../mcp-lite/http/sse.js';
 import { errorEnvelope, toWebtoolsReply, webtoolsErrorOf } from './wire.js';
 
 /** Options of the Webtools binding. */
-export interface WebtoolsBindingOptions {
+export interface WebtoolsBindingOptions extends StreamBoundOptions {
   /** Where the webtools live: `<basePath><name>/`. Default `/webtools/`. */
   basePath?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -47,8 +48,8 @@ export function createWebtoolsBinding(
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const log = server.logger.child({ binding: BINDING });
   const streamFinal: FinalEvents = {
-    done: (result) => sseEvent('done', JSON.parse(toWebtoolsReply(result).body)),
-    error: (err) => sseEvent('error', JSON.parse(errorEnvelope(err))),
+    done: (result) => sseEvent('done', toWebtoolsReply(result).body),
+    error: (err) => sseEvent('error', errorEnvelope(err)),
   };
 
   return (request) => (request.path.startsWith(base) || request.path === root ? guarded(request) : undefined);
@@ -156,6 +157,7 @@ export function createWebtoolsBinding(
             heartbeatMs,
             log,
             streamFinal,
+            options.maxQueuedBytes,
           );
         }
         const result = server.call(call);

@@ -1,4 +1,4 @@
-import { createParser } from 'eventsource-parser';
+import { readSse } from '../../client/sse.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { WireTool } from '../../core/tool.js';
 import {
@@ -95,34 +95,39 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     let omitted = 0;
     let result: Record<string, unknown> | undefined;
     let error: ProtocolError | undefined;
-    const parser = createParser({
-      onEvent: (message) => {
-        const data = parseJson(message.data);
-        const event = message.event ?? 'message';
-        if (event === 'message') onPartial?.((data as { partial?: unknown } | undefined)?.partial ?? data);
-        else if (event === 'done') result = asObject(data);
-        else if (event === 'error') error = asError(data, raw.status);
-      },
-    });
+    const encoder = new TextEncoder();
     const decoder = new TextDecoder();
     let size = 0;
-    try {
+    // What the page shows of the stream, kept as it passes to the client's bounded SSE reader.
+    async function* shownAsRead(): AsyncGenerator<Uint8Array> {
       for await (const chunk of raw.body) {
-        // The whole stream counts against the cap, not only what is shown: the parser holds an unfinished event,
-        // and every partial goes on to the page, so an endless stream would otherwise fill this process.
-        size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-        if (size > maxBytes) {
-          error = tooLarge(maxBytes);
-          break;
-        }
+        const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+        size += bytes.byteLength;
         const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
         if (shown.length < maxShown) shown += text.slice(0, maxShown - shown.length);
         else omitted += text.length;
-        parser.feed(text);
+        yield bytes;
+      }
+    }
+    try {
+      // The whole stream counts against the cap, not only what is shown (`maxStreamBytes`), and so does one event
+      // (`maxResponseBytes`): every partial goes on to the page, so an endless stream would otherwise fill this process.
+      for await (const message of readSse(shownAsRead(), {
+        maxResponseBytes: maxBytes,
+        maxStreamBytes: maxBytes,
+      })) {
+        const data = parseJson(message.data);
+        if (message.event === 'message')
+          onPartial?.((data as { partial?: unknown } | undefined)?.partial ?? data);
+        else if (message.event === 'done') result = asObject(data);
+        else if (message.event === 'error') error = asError(data, raw.status);
         if (result || error) break;
       }
     } catch (err) {
-      error ??= { code: 'transport', message: `The stream broke: ${(err as Error).message}` };
+      error ??=
+        err instanceof McpLiteError && err.code === 'payload_too_large'
+          ? tooLarge(maxBytes)
+          : { code: 'transport', message: `The stream broke: ${(err as Error).message}` };
     }
     exchange.response = {
       status: raw.status,

@@ -14,7 +14,8 @@ import {
   wantsEventStream,
 } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
-import { idOf, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
+import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
+import type { StreamBoundOptions } from '../../common/outbound-stream.js';
 import { listPrompts, renderPrompt } from '../../common/prompts.js';
 import { createMcpLiteRpc, resultResponse } from '../rpc.js';
 import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from '../wire.js';
@@ -25,7 +26,7 @@ import { streamCall } from './sse.js';
 const BINDING = 'http';
 
 /** Options of the MCP-lite HTTP binding. */
-export interface HttpBindingOptions {
+export interface HttpBindingOptions extends StreamBoundOptions {
   /** Where the endpoints live. Default `/mcp-lite/v1/`. */
   basePath?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -201,6 +202,8 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
       (onPartial) => server.callTool(rpcs.toolCall(message, request, principal, onPartial)),
       heartbeatMs,
       log,
+      undefined,
+      options.maxQueuedBytes,
     );
   }
 

@@ -2,16 +2,9 @@ import type { McpLiteError } from '../../../core/errors.js';
 import type { NeutralResponse } from '../../../core/http.js';
 import type { Logger } from '../../../core/logger.js';
 import type { CallResult } from '../../../core/outcomes.js';
-import { unrefTimer } from '../../../core/timers.js';
-import { AsyncQueue } from '../../common/async-queue.js';
 import { errorExit } from '../../common/error-exit.js';
-import { SSE_HEADERS } from '../../common/http-reply.js';
+import { OutboundStream, sseEvent } from '../../common/outbound-stream.js';
 import { toRpcError, toWireResult } from '../wire.js';
-
-/** Formats one SSE event. Data is JSON, so it never holds a raw newline. */
-export function sseEvent(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 /** The final event of a streamed call: what `done` and `error` carry on a binding's wire. */
 export interface FinalEvents {
@@ -21,8 +14,8 @@ export interface FinalEvents {
 
 /** MCP-lite's final events: `done` with the result object and its `_meta`, `error` with the JSON-RPC error. */
 const MCP_LITE_FINAL: FinalEvents = {
-  done: (result) => sseEvent('done', toWireResult(result)),
-  error: (err) => sseEvent('error', toRpcError(err)),
+  done: (result) => sseEvent('done', JSON.stringify(toWireResult(result))),
+  error: (err) => sseEvent('error', JSON.stringify(toRpcError(err))),
 };
 
 /**
@@ -35,39 +28,22 @@ export function streamCall(
   heartbeatMs: number,
   log: Pick<Logger, 'error'>,
   final: FinalEvents = MCP_LITE_FINAL,
+  maxQueuedBytes?: number,
 ): NeutralResponse {
-  const queue = new AsyncQueue<string>();
-  let lastSent = Date.now();
-  const send = (event: string, data: unknown) => {
-    lastSent = Date.now();
-    return queue.push(sseEvent(event, data));
-  };
-  const heartbeat = setInterval(
-    () => {
-      // Only an idle stream needs one; queued events already keep it alive, and a stalled reader must not make
-      // heartbeats pile up in the queue.
-      if (Date.now() - lastSent >= heartbeatMs && queue.pending === 0) {
-        void send('heartbeat', { timestamp: new Date().toISOString() });
-      }
-    },
-    Math.max(10, Math.floor(heartbeatMs / 2)),
-  );
-  unrefTimer(heartbeat);
+  // The one outbound stream: its bound and cut-off, and a `heartbeat` event whenever the stream is idle.
+  const stream = new OutboundStream({
+    maxQueuedBytes,
+    keepAliveMs: heartbeatMs,
+    keepAlive: () => sseEvent('heartbeat', JSON.stringify({ timestamp: new Date().toISOString() })),
+  });
   // Called inside an async function so that a synchronous throw also ends as an `error` event; the final event is
   // serialised inside the chain so that a result JSON cannot carry (a BigInt, a cycle) becomes one too.
-  (async () => run((data) => send('message', { partial: data })))()
+  (async () => run((data) => stream.write(sseEvent('message', JSON.stringify({ partial: data })))))()
     .then((result) => final.done(result))
     .catch((err) => {
       return final.error(errorExit(err, log));
     })
-    .then((event) => {
-      lastSent = Date.now();
-      return queue.push(event);
-    })
-    .finally(() => {
-      clearInterval(heartbeat);
-      queue.end();
-    });
-  queue.onConsumerGone(() => clearInterval(heartbeat));
-  return { status: 200, headers: SSE_HEADERS, body: queue };
+    .then((event) => stream.write(event))
+    .finally(() => stream.end());
+  return stream.response();
 }

@@ -4,19 +4,17 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../c
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore } from '../../../core/session-state.js';
 import { unrefTimer } from '../../../core/timers.js';
-import { MemorySessionStore } from '../../../stores/memory-sessions.js';
-import { AsyncQueue } from '../../common/async-queue.js';
 import { errorExit } from '../../common/error-exit.js';
-import { accepted, errorHeaders, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
+import { accepted, errorHeaders, jsonHttpResponse } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
+import { OutboundStream, type StreamBoundOptions, sseEvent } from '../../common/outbound-stream.js';
 import { openMcpConnection } from '../connection.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
-import { taskRegistryFor } from '../tasks.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
 
 /** Options of the legacy HTTP+SSE transport (MCP 2024-11-05). */
-export interface LegacySseOptions extends EngineOptions {
+export interface LegacySseOptions extends McpProtocolOptions, StreamBoundOptions {
   /** Where a client opens its stream. Default `/sse`. */
   ssePath?: string;
   /** Where a client posts its messages (`?sessionId=…`). Default `/messages`. */
@@ -27,13 +25,11 @@ export interface LegacySseOptions extends EngineOptions {
   maxSessions?: number;
   /** Most open streams per caller (`callerKey`: the principal, else the address). Default 16. */
   maxSessionsPerCaller?: number;
-  /** Most messages waiting for a client that stopped reading its stream; past it the stream is ended. Default 1024. */
-  maxQueuedMessages?: number;
   /**
-   * Most bytes of messages waiting for a client that stopped reading its stream (beyond the one its connection
-   * is sending); past it the stream is ended and what waited is dropped. Default 1 MiB.
+   * Most messages waiting for a client that stopped reading its stream; past it the stream is ended. Default 1024.
+   * @deprecated The bound is `maxQueuedBytes`, the one every stream has; this count is still honoured beside it.
    */
-  maxQueuedBytes?: number;
+  maxQueuedMessages?: number;
   /** Idle time after which the stream gets an SSE comment, in ms. Default 15 000. */
   keepAliveMs?: number;
   /** How long to wait for the client's answer to a server request (elicitation). Default 5 minutes. */
@@ -77,11 +73,14 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   const maxSessions = options.maxSessions ?? 1000;
   const maxPerCaller = options.maxSessionsPerCaller ?? 16;
   const maxQueued = options.maxQueuedMessages ?? 1024;
-  const maxQueuedBytes = options.maxQueuedBytes ?? 1024 * 1024;
+  const maxQueuedBytes = options.maxQueuedBytes;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const store = options.sessionStore ?? new MemorySessionStore({ idleMs: Number.POSITIVE_INFINITY });
+  // The server's one MCP protocol object: the engine and the store of every MCP transport of the server.
+  const protocol = mcpProtocolFor(server, options);
+  const release = protocol.acquire();
+  const store = protocol.store;
   const counts = { maxSessions, maxSessionsPerCaller: maxPerCaller };
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
+  const engine = options.engine ?? protocol.engine;
   // The streams open in this process.
   const sessions = new Map<string, LegacySession>();
 
@@ -92,7 +91,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
   }) as LegacySseHandler;
   handler.close = () => {
     for (const s of [...sessions.values()]) s.end();
-    if (!options.sessionStore) void store.close();
+    release();
   };
   Object.defineProperty(handler, 'sessions', { get: () => sessions.size });
   return handler;
@@ -129,44 +128,35 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     }
     const key = server.callerKey({ principal, remoteAddress: request.remoteAddress });
     const id = await createSession(key);
-    const queue = new AsyncQueue<string>();
-    let ended = false;
     let stopListening: (() => void) | undefined;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      clearInterval(keepAlive);
-      clearInterval(touch);
-      sessions.delete(id);
-      stopListening?.();
-      store.delete(id).catch(() => {});
-      connection.close();
-      queue.end();
-    };
-    // What waits for the client in `queue`, in UTF-16 units: a bound, so the string length is near enough.
-    let queuedBytes = 0;
-    // Aborted when the client is cut off: the adapter drops the connection and what it still held.
-    const abandoned = new AbortController();
+    let touch: ReturnType<typeof setInterval> | undefined;
+    // The one outbound stream: a client that stops reading is cut off past `maxQueuedBytes`, what waited dropped.
+    const out = new OutboundStream({
+      maxQueuedBytes,
+      keepAliveMs,
+      onCutOff: () => server.logger.warn({ caller: key }, 'SSE client is not reading: session ended'),
+      onEnd: () => {
+        clearInterval(touch);
+        sessions.delete(id);
+        stopListening?.();
+        store.delete(id).catch(() => {});
+        connection.close();
+      },
+    });
+    const end = () => out.end();
     const push = (chunk: string): Promise<void> => {
-      if (ended) return Promise.resolve();
-      if (queue.pending >= maxQueued || queuedBytes >= maxQueuedBytes) {
-        server.logger.warn({ caller: key }, 'SSE client is not reading: session ended');
-        abandoned.abort();
-        end();
-        // Stopping the consumer drops what waited: ending alone would keep it for a reader that never comes.
-        void queue[Symbol.asyncIterator]().return?.();
+      // The deprecated count bound, beside the bytes: the same cut-off.
+      if (out.pending >= maxQueued) {
+        out.cutOff();
         return Promise.resolve();
       }
-      queuedBytes += chunk.length;
-      return queue.push(chunk).then(() => {
-        queuedBytes -= chunk.length;
-      });
+      return out.write(chunk);
     };
     const connection = openMcpConnection(
       server,
       engine,
       {
-        write: (message) => push(`event: message\ndata: ${message}\n\n`),
+        write: (message) => push(sseEvent('message', message)),
         end,
         principal,
         remoteAddress: request.remoteAddress,
@@ -182,24 +172,19 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     });
     listening.then(
       (stop) => {
-        if (ended) stop();
+        if (out.ended) stop();
         else stopListening = stop;
       },
       () => end(),
     );
     const idleMs = store.bounds.idleMs;
-    const touch = Number.isFinite(idleMs)
-      ? setInterval(() => store.touch(id).catch(() => {}), Math.max(10, Math.min(60_000, idleMs / 3)))
-      : undefined;
-    if (touch) unrefTimer(touch);
-    const keepAlive = setInterval(() => {
-      if (queue.pending === 0) void push(': keep-alive\n\n');
-    }, keepAliveMs);
-    unrefTimer(keepAlive);
-    queue.onConsumerGone(end);
+    if (Number.isFinite(idleMs)) {
+      touch = setInterval(() => store.touch(id).catch(() => {}), Math.max(10, Math.min(60_000, idleMs / 3)));
+      unrefTimer(touch);
+    }
     request.signal.addEventListener('abort', end, { once: true });
-    void push(`event: endpoint\ndata: ${messagesPath}?sessionId=${id}\n\n`);
-    return { status: 200, headers: { ...SSE_HEADERS }, body: queue, abandoned: abandoned.signal };
+    void push(sseEvent('endpoint', `${messagesPath}?sessionId=${id}`));
+    return out.response();
   }
 
   async function post(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {

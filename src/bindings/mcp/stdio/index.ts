@@ -1,11 +1,10 @@
 import type { ToolServer } from '../../../core/server.js';
 import { type StdioFramingOptions, type StdioSession, serveLines } from '../../common/stdio-framing.js';
 import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
-import { taskRegistryFor } from '../tasks.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 
 /** Options of the stdio transport: the line framing's, the connection's and the MCP engine's. */
-export interface StdioOptions extends StdioFramingOptions, McpConnectionOptions, EngineOptions {}
+export interface StdioOptions extends StdioFramingOptions, McpConnectionOptions, McpProtocolOptions {}
 
 /** A running stdio server. */
 export type StdioServer = StdioSession;
@@ -17,7 +16,8 @@ export type StdioServer = StdioSession;
  * `mcplite serve --stdio <module>` runs.
  */
 export function serveStdio(server: ToolServer, options: StdioOptions = {}): StdioServer {
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options));
+  // The server's one MCP protocol object: the same engine (flights, tasks) as its other MCP transports.
+  const engine = options.engine ?? mcpProtocolFor(server, options).engine;
   return serveLines(server.logger, options, (peer) =>
     openMcpConnection(server, engine, peer, {
       binding: 'mcp-stdio',

@@ -3,8 +3,8 @@ import type { NeutralRequest, NeutralResponse } from '../../../core/http.js';
 import type { MaybePromise } from '../../../core/maybe-promise.js';
 import { randomId } from '../../../core/random-id.js';
 import { unrefTimer } from '../../../core/timers.js';
-import { AsyncQueue } from '../../common/async-queue.js';
-import { JSON_HEADERS, SSE_HEADERS } from '../../common/http-reply.js';
+import { JSON_HEADERS } from '../../common/http-reply.js';
+import { OutboundStream, SSE_KEEP_ALIVE, sseEvent } from '../../common/outbound-stream.js';
 import type { Exchange, ExchangeInit } from '../exchange.js';
 import type { ServerRequests } from '../server-requests.js';
 import type { McpSession } from '../sessions.js';
@@ -29,7 +29,7 @@ export class HttpExchange implements Exchange {
   private settled: NeutralResponse | undefined;
   private pending: Promise<NeutralResponse> | undefined;
   private resolvePending: ((r: NeutralResponse) => void) | undefined;
-  private queue: AsyncQueue<string> | undefined;
+  private out: OutboundStream | undefined;
   private streamIdValue: string | undefined;
   private detached: AbortSignal | undefined;
   /**
@@ -44,6 +44,8 @@ export class HttpExchange implements Exchange {
     readonly principal: Principal | undefined,
     init: ExchangeInit,
     private readonly dialect?: { outbound(message: string): string },
+    /** The bound of the response's stream (`common/outbound-stream.ts`); default 1 MiB. */
+    private readonly maxQueuedBytes?: number,
   ) {
     this.revision = init.revision;
     this.stateless = init.stateless;
@@ -91,15 +93,15 @@ export class HttpExchange implements Exchange {
 
   notify(message: Record<string, unknown>): Promise<void> {
     // Answered with JSON already: no stream will carry it, and a queue made now would never be read.
-    if (!this.canNotify || (this.settled !== undefined && this.queue === undefined)) return Promise.resolve();
+    if (!this.canNotify || (this.settled !== undefined && this.out === undefined)) return Promise.resolve();
     return this.send(JSON.stringify(message));
   }
 
   keepAlive(): void {
-    if (!this.canNotify || (this.settled !== undefined && this.queue === undefined)) return;
+    if (!this.canNotify || (this.settled !== undefined && this.out === undefined)) return;
     // A comment, not an event: nothing to keep for resumption.
-    const queue = this.stream();
-    if (!queue.consumerGone) void queue.push(': keep-alive\n\n');
+    const out = this.stream();
+    if (!out.ended) void out.write(SSE_KEEP_ALIVE);
   }
 
   /** The response: the JSON answer, or the SSE stream it turned into; a promise while neither is known. */
@@ -113,11 +115,11 @@ export class HttpExchange implements Exchange {
 
   /** Ends the request with its final message: the JSON answer, or the last event of its stream. */
   finish(status: number, message: string, headers?: Record<string, string>): void {
-    if (this.queue) {
-      const queue = this.queue;
+    if (this.out) {
+      const out = this.out;
       void this.send(message);
-      // After the last event is kept and pushed (send pushes it in this same turn of `lastKept`).
-      void (this.lastKept ?? NOTHING_KEPT).then(() => queue.end());
+      // After the last event is kept and written (send writes it in this same turn of `lastKept`).
+      void (this.lastKept ?? NOTHING_KEPT).then(() => out.end());
       return;
     }
     this.resolveResponse({
@@ -147,19 +149,21 @@ export class HttpExchange implements Exchange {
   }
 
   /** The response's SSE stream, which becomes the response the first time something is sent before the result. */
-  private stream(): AsyncQueue<string> {
-    if (!this.queue) {
-      this.queue = new AsyncQueue<string>();
-      this.resolveResponse({ status: 200, headers: SSE_HEADERS, body: this.queue });
+  private stream(): OutboundStream {
+    if (!this.out) {
+      // The one outbound stream, with its bound: a client that stops reading is cut off (a session's events stay
+      // in its log for a resumption).
+      this.out = new OutboundStream({ maxQueuedBytes: this.maxQueuedBytes });
+      this.resolveResponse(this.out.response());
     }
-    return this.queue;
+    return this.out;
   }
 
   private send(text: string): Promise<void> {
     const message = this.dialect ? this.dialect.outbound(text) : text;
-    const queue = this.stream();
+    const out = this.stream();
     const { session } = this;
-    if (!session) return queue.push(`event: message\ndata: ${message}\n\n`);
+    if (!session) return out.write(sseEvent('message', message));
     // A session's event reaches the client only once it is kept: a client that reads it and at once resumes the
     // stream (Last-Event-ID), on any replica, must find it in the log. Events go out in order.
     const stream = this.streamId();
@@ -168,7 +172,7 @@ export class HttpExchange implements Exchange {
     this.lastKept = turn;
     return turn.then(() =>
       // The client dropped the stream; a resumed GET (Last-Event-ID) may carry the rest.
-      queue.consumerGone ? session.deliver(stream, chunk) : queue.push(chunk),
+      out.ended ? session.deliver(stream, chunk) : out.write(chunk),
     );
   }
 }

@@ -4,24 +4,23 @@ import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../../c
 import type { MaybePromise } from '../../../core/maybe-promise.js';
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore, SessionStoreOptions } from '../../../core/session-state.js';
-import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { admitThen } from '../../common/admit.js';
 import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../../common/jsonrpc.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
+import type { StreamBoundOptions } from '../../common/outbound-stream.js';
+import type { McpEngine } from '../engine.js';
 import { type Framing, type Inbound, McpLoop, Reply } from '../loop.js';
-import { honouredFilter, Notifier } from '../notifier.js';
-import { ServerRequests } from '../server-requests.js';
-import { type McpSession, SessionHub } from '../sessions.js';
-import { taskRegistryFor } from '../tasks.js';
+import { honouredFilter } from '../notifier.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
+import type { McpSession } from '../sessions.js';
 import { DRAFT_SEED, type DraftDialect, draftOverHttp } from './draft-http.js';
 import { HttpExchange } from './http-exchange.js';
 import { RoutingHeaders } from './route-headers.js';
 import { listenStream, openSessionStream } from './session-streams.js';
 
 /** Options of the MCP binding (Streamable HTTP). */
-export interface McpBindingOptions extends EngineOptions, SessionStoreOptions {
+export interface McpBindingOptions extends McpProtocolOptions, SessionStoreOptions, StreamBoundOptions {
   /** The endpoint. Default `/mcp`. */
   path?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -66,18 +65,21 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const log = server.logger.child({ binding: 'mcp' });
-  const store = options.sessionStore ?? new MemorySessionStore(options);
-  const sessions = options.sessions === false ? undefined : new SessionHub(store, log);
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options, store));
-  const notifier = new Notifier(server, sessions, new Set());
-  const serverRequests = new ServerRequests(store, options.serverRequestTimeoutMs ?? 300_000);
+  // The server's one MCP protocol object: its engine, sessions, notifier and server requests are every MCP
+  // transport's (a second binding of the same server, legacy SSE, WebSocket, stdio).
+  const protocol = mcpProtocolFor(server, options, options);
+  const release = protocol.acquire();
+  const sessions = options.sessions === false ? undefined : protocol.sessions;
+  const engine = options.engine ?? protocol.engine;
+  const { notifier, serverRequests } = protocol;
   // The GET streams open in this process, ended on close.
   const streams = new Set<() => void>();
   const routing = new RoutingHeaders(server, options.nativeTools);
   const framing: Framing<HttpInbound, HttpExchange> = {
     connectionIsSession: false,
     versionHeaderRequired: true,
-    exchange: (init, i) => new HttpExchange(serverRequests, i.request, i.principal, init, i.dialect),
+    exchange: (init, i) =>
+      new HttpExchange(serverRequests, i.request, i.principal, init, i.dialect, options.maxQueuedBytes),
     initialized: (init, i) =>
       sessions
         ?.create(
@@ -90,6 +92,14 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
         .then((s) => ({ 'mcp-session-id': s.id })),
     checkStateless: (m, i) => routing.check(i.request.headers, m),
     listen,
+    caller: (i) => ({
+      binding: i.dialect ? 'draft' : 'mcp',
+      principal: i.principal,
+      headers: i.request.headers,
+      get remoteAddress() {
+        return i.request.remoteAddress;
+      },
+    }),
   };
   const loop = new McpLoop(engine, framing, serverRequests, log);
   const answerIn = draftOverHttp(server, sessions, answerMcp);
@@ -99,11 +109,10 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     request.path === path || request.path === `${path}/` ? handle(request) : undefined) as McpHandler;
   (handler as { engine: McpEngine }).engine = engine;
   handler.close = () => {
-    notifier.close();
     serverRequests.rejectAll(new McpLiteError('unavailable', 'The server is shutting down'));
     for (const end of [...streams]) end();
-    // A store it was given is shared (other replicas, other bindings): its owner closes it.
-    if (!options.sessionStore) void store.close();
+    // The protocol stops its notifier and closes a store it made once its last transport is closed.
+    release();
   };
   return handler;
 
@@ -236,8 +245,15 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
   function listen(m: JsonRpcRequest, inbound: HttpInbound): Reply {
     const params = isObject(m.params) ? m.params : {};
     const filter = honouredFilter(params.notifications, !server.resources.empty, !server.prompts.empty);
-    const queue = listenStream(notifier, m.id, filter, keepAliveMs, inbound.request.signal);
-    return new Reply(200, queue, SSE_HEADERS);
+    const out = listenStream(
+      notifier,
+      m.id,
+      filter,
+      keepAliveMs,
+      inbound.request.signal,
+      options.maxQueuedBytes,
+    );
+    return new Reply(200, out.body, SSE_HEADERS);
   }
 
   async function get(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {
@@ -254,15 +270,17 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     const session = await sessions.get(sessionId, callerOf(server, request, principal));
     if (!session) return fail(undefined, null, sessionNotFound());
     // The GET stream, or (Last-Event-ID of a POST stream) that stream resumed: see session-streams.ts.
-    const { queue, end, abandoned } = await openSessionStream(
+    const out = await openSessionStream(
       sessions,
       session,
       request.headers['last-event-id'],
       keepAliveMs,
+      options.maxQueuedBytes,
     );
+    const end = () => out.end();
     streams.add(end);
-    queue.onConsumerGone(() => streams.delete(end));
-    return { status: 200, headers: SSE_HEADERS, body: queue, abandoned };
+    out.onEnded(() => streams.delete(end));
+    return out.response();
   }
 
   async function del(request: NeutralRequest, principal: Principal | undefined): Promise<NeutralResponse> {

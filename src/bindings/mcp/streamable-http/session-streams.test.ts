@@ -10,7 +10,8 @@ import { deletePrefix } from '../../../../test/support/scale-cluster.js';
 import type { SessionEvent, SessionStateStore } from '../../../core/session-state.js';
 import { MemorySessionStore } from '../../../stores/memory-sessions.js';
 import { RedisSessionStore } from '../../../stores/redis/session-store.js';
-import { SessionHub, sseEvent } from '../sessions.js';
+import { sseEvent } from '../../common/outbound-stream.js';
+import { SessionHub } from '../sessions.js';
 import { openSessionStream } from './session-streams.js';
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -53,7 +54,7 @@ describe.each(stores)('resuming a POST stream on a GET (%s session store)', (nam
         const sent = async (event: SessionEvent, publish: boolean) => {
           await store.appendEvent(session.id, event);
           if (publish) {
-            const chunk = sseEvent(event.id, event.data);
+            const chunk = sseEvent('message', event.data, event.id);
             await store.publish(session.id, { type: 'event', stream: event.stream, id: event.id, chunk });
           }
         };
@@ -69,17 +70,17 @@ describe.each(stores)('resuming a POST stream on a GET (%s session store)', (nam
           await sent(result, true);
         };
 
-        const { queue, end } = await openSessionStream(hub, session, ask.id, 60_000);
+        const out = await openSessionStream(hub, session, ask.id, 60_000, undefined);
         const seen: string[] = [];
         const reader = (async () => {
-          for await (const chunk of queue) {
+          for await (const chunk of out.body) {
             seen.push(chunk);
             if (chunk.includes(result.id)) break;
           }
         })();
         const timeout = new Promise((resolve) => setTimeout(resolve, 5000));
         await Promise.race([reader, timeout]);
-        end();
+        out.end();
         const ids = seen.flatMap((c) => (c.startsWith('id: ') ? [c.slice(4, c.indexOf('\n'))] : []));
         // The progress from the log, then the result sent meanwhile, once; nothing of another stream.
         expect(ids, JSON.stringify(seen)).toEqual([progress.id, result.id]);

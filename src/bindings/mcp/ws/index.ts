@@ -1,8 +1,7 @@
 import type { ToolServer } from '../../../core/server.js';
 import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from '../../common/ws-endpoint.js';
 import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
-import { type EngineOptions, McpEngine } from '../engine.js';
-import { taskRegistryFor } from '../tasks.js';
+import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
 
 /** The subprotocol of MCP over WebSocket, as the official SDK's WebSocketClientTransport asks for it. */
@@ -12,7 +11,7 @@ export const MCP_SUBPROTOCOL = 'mcp';
 export interface McpWsOptions
   extends Omit<WsEndpointOptions, 'path' | 'subprotocol' | 'wire'>,
     McpConnectionOptions,
-    EngineOptions {
+    McpProtocolOptions {
   /** Where the endpoint is. Default `/mcp` (an upgrade on the Streamable HTTP path). */
   path?: string;
 }
@@ -25,7 +24,8 @@ export interface McpWsOptions
  * draft-seed dialect for a client that speaks it.
  */
 export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {}): WsEndpoint {
-  const engine = options.engine ?? new McpEngine(server, options, taskRegistryFor(server, options));
+  // The server's one MCP protocol object: the same engine (flights, tasks) as its other MCP transports.
+  const engine = options.engine ?? mcpProtocolFor(server, options).engine;
   const wire = { errorMessage: mcpErrorMessage, httpStatus: HTTP_STATUS };
   return createWsEndpoint(
     server,
