@@ -11,18 +11,38 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAISDKTools } from '../src/client/ai.js';
 import { type Client, connect } from '../src/client/index.js';
 import { toLangChainTools } from '../src/client/langchain.js';
-import { createServer } from '../src/index.js';
+import { createServer, MemoryPromiseStore } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { aborted, clientTools } from './support/client-fixture.js';
+import { latch } from './support/latch.js';
 
 let running: RunningServer;
 let client: Client;
 
+/** Resolved once someone waits on a promise (the client redeeming it); renewed by the tests that abort a redeem. */
+let redeeming = latch();
+
+/** The real memory store, telling the tests when a promise is being redeemed. */
+class WatchedStore extends MemoryPromiseStore {
+  override waitSettled(...args: Parameters<MemoryPromiseStore['waitSettled']>) {
+    redeeming.resolve();
+    return super.waitSettled(...args);
+  }
+}
+
 beforeAll(async () => {
-  running = await serve(createServer({ name: 'adapters', version: '1.0.0', tools: clientTools }), {
-    port: 0,
-    grpcPort: 0,
-  });
+  running = await serve(
+    createServer({
+      name: 'adapters',
+      version: '1.0.0',
+      tools: clientTools,
+      promiseStore: new WatchedStore(),
+    }),
+    {
+      port: 0,
+      grpcPort: 0,
+    },
+  );
   client = await connect(`${running.url}/mcp-lite/v1/`);
 });
 afterAll(async () => {
@@ -96,12 +116,15 @@ describe('mcplite/ai (Vercel AI SDK)', () => {
 
   it("propagates the AI SDK's abort signal to the call (the promise is cancelled)", async () => {
     const tools = await toAISDKTools(client);
+    redeeming = latch();
     const controller = new AbortController();
     const call = tools.slow_job!.execute!(
       { ms: 60_000, id: 'ai-abort' },
       { toolCallId: 'y', messages: [], abortSignal: controller.signal },
     );
-    setTimeout(() => controller.abort(), 200);
+    // Aborted while the adapter redeems the promise the call made.
+    await redeeming.promise;
+    controller.abort();
     await expect(call).rejects.toMatchObject({ code: 'cancelled' });
     await expect.poll(() => aborted.has('ai-abort')).toBe(true);
   });
@@ -158,9 +181,12 @@ describe('mcplite/langchain (@langchain/core)', () => {
 
   it("propagates LangChain's abort signal to the call (the promise is cancelled)", async () => {
     const tools = await toLangChainTools(client, { include: ['slow_job'] });
+    redeeming = latch();
     const controller = new AbortController();
     const call = tools[0]!.invoke({ ms: 60_000, id: 'lc-abort' }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 200);
+    // Aborted while the adapter redeems the promise the call made.
+    await redeeming.promise;
+    controller.abort();
     await expect(call).rejects.toThrow();
     // The server-side work stops: the client cancelled the promise it was redeeming.
     await expect.poll(() => aborted.has('lc-abort')).toBe(true);

@@ -1,7 +1,9 @@
 /**
  * The client commands of the CLI as a user runs them (from source through tsx): through a pipe (plain text, no
  * escape codes, exit codes per outcome, one stderr line per error) and through a pseudo-terminal (tmux), where a
- * promise draws its live progress line and an elicitation is asked interactively.
+ * promise draws its live progress line and an elicitation is asked interactively. On a terminal too: the handler's
+ * own progress messages show on stderr while stdout (a file) gets the answer alone, and a question the CLI cannot
+ * ask (stdin piped) says how to answer it on the command line, where --answer and --decline answer it.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,10 +11,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ToolDefinition } from '../src/index.js';
+import { reportProgress } from '../src/core/notices.js';
+import { createServer, MemoryPromiseStore, type ToolDefinition } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { clientTools } from './support/client-fixture.js';
 import { freePort } from './support/free-port.js';
+import { latch } from './support/latch.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -21,6 +25,36 @@ const run = promisify(execFile);
 let running: RunningServer;
 let lite: string;
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-cli-'));
+
+/**
+ * Resolved once the CLI's redeem waits on a promise (the store tells; after it watches the partials): `report`
+ * then reports its progress. Renewed by the test that runs `report`.
+ */
+let redeemWaits = latch();
+/** Opened by the terminal test once the handler's first message is on the screen: `report` then answers. */
+const reportSeen = latch();
+
+/** The real memory store, telling the tests when a promise is being redeemed. */
+class WatchedStore extends MemoryPromiseStore {
+  override waitSettled(...args: Parameters<MemoryPromiseStore['waitSettled']>) {
+    redeemWaits.resolve();
+    return super.waitSettled(...args);
+  }
+}
+
+/** A long-running tool that reports its own progress messages while the CLI waits on its promise. */
+const report: ToolDefinition = {
+  name: 'report',
+  description: 'Reports its progress in words, then answers',
+  longRunning: { estimatedMs: 500 },
+  handler: async (_args, ctx) => {
+    await redeemWaits.promise;
+    await reportProgress(ctx, 1, { total: 2, message: 'reading the ledger' });
+    await reportSeen.promise;
+    await reportProgress(ctx, 2, { total: 2, message: 'totals ready' });
+    return { total: 42 };
+  },
+};
 
 beforeAll(async () => {
   running = await serve(createServer({ name: 'cli-fixture', version: '1.0.0', tools: clientTools }), {
@@ -260,6 +294,79 @@ describe.skipIf(!hasTmux)('mcplite call on a terminal (tmux)', () => {
     await expect.poll(() => readFileSafe(log), { timeout: 15_000, interval: 100 }).toBe('exit=0\n');
     expect(screen()).toMatch(/"subscribed": "a@b.c"/);
   }, 60_000);
+
+  it("shows the handler's progress messages on the terminal (stderr) while stdout gets the answer alone", async () => {
+    const reporting = await serve(createServer({ tools: [report], promiseStore: new WatchedStore() }), {
+      port: 0,
+    });
+    const name = `${session}-progress`;
+    const script = join(dir, 'progress.sh');
+    const out = join(dir, 'progress.out');
+    const log = join(dir, 'progress.exit');
+    writeFileSync(
+      script,
+      [
+        `cd ${ROOT}`,
+        `${process.execPath} --import tsx ${MAIN} call ${reporting.url}/mcp-lite/v1/ report > ${out}`,
+        `echo "exit=$?" > ${log}`,
+        'sleep 30',
+      ].join('\n'),
+    );
+    redeemWaits = latch();
+    tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `bash ${script}`);
+    try {
+      const pane = () => tmux('capture-pane', '-p', '-t', name);
+      // The handler's own message, on the terminal, beside the live promise line.
+      await expect.poll(pane, { timeout: 30_000, interval: 100 }).toMatch(/reading the ledger/);
+      expect(pane()).toMatch(/waiting on promise prom_/);
+      reportSeen.resolve();
+      await expect.poll(() => readFileSafe(log), { timeout: 30_000, interval: 100 }).toBe('exit=0\n');
+      // stdout is the answer alone: no progress, no escape codes.
+      expect(JSON.parse(readFileSafe(out))).toEqual({ total: 42 });
+      expect(readFileSafe(out)).not.toContain('ledger');
+      expect(readFileSafe(out)).not.toContain(ESC);
+      expect(pane()).toContain('totals ready');
+    } finally {
+      tmux('kill-session', '-t', name);
+      await reporting.close(200);
+    }
+  }, 60_000);
+
+  it('says how to answer a question when stdin is piped (exit 4); --answer and --decline answer it', async () => {
+    const name = `${session}-answer`;
+    const script = join(dir, 'answer.sh');
+    const log = join(dir, 'answer.exit');
+    const cliRun = `${process.execPath} --import tsx ${MAIN} call ${lite} subscribe`;
+    writeFileSync(
+      script,
+      [
+        `cd ${ROOT}`,
+        `echo | ${cliRun} topic=piped`,
+        `echo "piped=$?" >> ${log}`,
+        `${cliRun} topic=given --answer '{"email":"t@t.t"}'`,
+        `echo "answered=$?" >> ${log}`,
+        `${cliRun} topic=declined --decline`,
+        `echo "declined=$?" >> ${log}`,
+        'sleep 30',
+      ].join('\n'),
+    );
+    tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', `bash ${script}`);
+    try {
+      const pane = () => tmux('capture-pane', '-p', '-J', '-t', name);
+      await expect
+        .poll(() => readFileSafe(log), { timeout: 45_000, interval: 100 })
+        .toMatch(/piped=4\nanswered=0\ndeclined=\d+\n/);
+      const lines = readFileSafe(log);
+      expect(lines).not.toMatch(/declined=4/);
+      const shown = pane();
+      expect(shown).toContain(`on the command line with --answer '{"email":"…"}' (or --decline)`);
+      expect(shown).toMatch(/"subscribed": "t@t.t"/);
+      // Neither --answer nor --decline asked on the terminal.
+      expect(shown).not.toMatch(/\? Which email should we use\?/);
+    } finally {
+      tmux('kill-session', '-t', name);
+    }
+  }, 90_000);
 });
 
 function readFileSafe(path: string): string {

@@ -57,6 +57,13 @@ async function wave(port: number, n: number, onConnect: () => void): Promise<voi
   );
 }
 
+/** How many connections the server holds now. */
+function connections(r: RunningServer): Promise<number> {
+  return new Promise((resolve, reject) =>
+    r.http.server.getConnections((err, count) => (err ? reject(err) : resolve(count))),
+  );
+}
+
 async function callPing(url: string): Promise<number | 'closed'> {
   try {
     const res = await fetch(`${url}/mcp-lite/v1/calltools`, {
@@ -77,8 +84,8 @@ describe('connection limit (node:http)', () => {
   it('answers 503 past the limit while 1,500 sockets are held, and serves again once they go', async () => {
     running = await serve(createServer({ tools }), { port: 0, maxConnections: 200 });
     await flood(running.http.port, 1_500);
-    // Give the server the time to accept (and drop) what it will.
-    await new Promise((r) => setTimeout(r, 200));
+    // The server holds as many connections as it takes before the test asks for more.
+    await expect.poll(() => connections(running!), { timeout: 30_000 }).toBeGreaterThanOrEqual(200);
     const refused = await Promise.all(Array.from({ length: 10 }, () => callPing(running!.url)));
     for (const outcome of refused) expect([503, 'closed']).toContain(outcome);
     const first503 = await fetch(`${running.url}/mcp-lite/v1/calltools`, {
@@ -105,7 +112,7 @@ describe('connection limit (node:http)', () => {
     running = await serve(createServer({ tools }), { port: 0, maxConnections: 20 });
     const { connected } = await flood(running.http.port, 20);
     expect(connected).toBe(20);
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => connections(running!), { timeout: 10_000 }).toBe(20);
     expect(await callPing(running.url)).toBe(503);
   });
 });

@@ -7,8 +7,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cli, children, runCommand } from './support/cli-process.js';
+import { waitFor } from './support/http-harness.js';
 
 const SECRET_ARGUMENT = 'patient-record-4711';
+/** What the throwing server's `mark` tool writes to its stderr. */
+const MARK_LINE = '--mark--';
 
 afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
@@ -27,8 +30,8 @@ async function startServer(mode: 'default' | 'console' | 'arguments'): Promise<C
   return { ...cli, url };
 }
 
-/** Calls `explode` over MCP-lite HTTP (JSON-RPC on a real socket). */
-async function explodeOverHttp(url: string): Promise<{ code: number; message: string }> {
+/** Calls a tool of the throwing server over MCP-lite HTTP (JSON-RPC on a real socket); its JSON-RPC reply. */
+async function callOverHttp(url: string, name: string): Promise<Record<string, any>> {
   const res = await fetch(`${url}/mcp-lite/v1/rpc`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -36,23 +39,31 @@ async function explodeOverHttp(url: string): Promise<{ code: number; message: st
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'explode', arguments: { note: SECRET_ARGUMENT } },
+      params: { name, arguments: name === 'explode' ? { note: SECRET_ARGUMENT } : {} },
     }),
   });
-  return ((await res.json()) as { error: { code: number; message: string } }).error;
+  return (await res.json()) as Record<string, any>;
 }
 
-/** The stderr lines once `count` have come, after a pause long enough to see any extra one. */
-async function stderrLines(cli: Cli, count: number): Promise<string[]> {
+/** Calls `explode` over MCP-lite HTTP: its JSON-RPC error. */
+async function explodeOverHttp(url: string): Promise<{ code: number; message: string }> {
+  return (await callOverHttp(url, 'explode')).error;
+}
+
+/**
+ * The stderr lines the calls made so far wrote: the server's `mark` tool writes a mark to the same stderr after
+ * them, so once the mark is read every earlier line is too (and none is still to come from those calls).
+ */
+async function stderrLines(cli: Cli & { url: string }): Promise<string[]> {
+  expect((await callOverHttp(cli.url, 'mark')).result).toBeDefined();
   const lines = () =>
     cli
       .stderr()
       .split('\n')
       .filter((l) => l.trim() !== '');
-  const deadline = Date.now() + 10_000;
-  while (lines().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 300));
-  return lines();
+  await waitFor(() => lines().includes(MARK_LINE), 10_000, 'the mark on stderr');
+  const all = lines();
+  return all.slice(0, all.indexOf(MARK_LINE));
 }
 
 describe('the default logger of createServer', () => {
@@ -62,7 +73,7 @@ describe('the default logger of createServer', () => {
     expect(error).toMatchObject({ code: -32603, message: 'Internal error' });
     expect(JSON.stringify(error)).not.toContain('disk is full');
 
-    const lines = await stderrLines(server, 1);
+    const lines = await stderrLines(server);
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
     const entry = JSON.parse(line) as { level: string; msg: string; tool: string; err: { stack: string } };
@@ -87,7 +98,7 @@ describe('the default logger of createServer', () => {
     } finally {
       await sdk.close();
     }
-    const lines = await stderrLines(server, 2);
+    const lines = await stderrLines(server);
     expect(lines).toHaveLength(2);
     for (const line of lines) {
       expect(JSON.parse(line)).toMatchObject({ msg: 'tool handler failed', tool: 'explode' });
@@ -98,7 +109,7 @@ describe('the default logger of createServer', () => {
   it('accepts console as the logger: one record with the tool and the stack', async () => {
     const server = await startServer('console');
     expect(await explodeOverHttp(server.url)).toMatchObject({ code: -32603 });
-    const said = (await stderrLines(server, 1)).join('\n');
+    const said = (await stderrLines(server)).join('\n');
     expect(said.match(/mcplite: tool handler failed/g)).toHaveLength(1);
     expect(said).toContain("tool: 'explode'");
     expect(said).toContain('failInsideHandler');
@@ -108,7 +119,7 @@ describe('the default logger of createServer', () => {
   it('logs the arguments only when logArguments asks', async () => {
     const server = await startServer('arguments');
     await explodeOverHttp(server.url);
-    const lines = await stderrLines(server, 1);
+    const lines = await stderrLines(server);
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({
       msg: 'tool handler failed',

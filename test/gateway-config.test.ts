@@ -20,11 +20,14 @@ import { createServer } from '../src/create-server.js';
 import { type RunningServer, serve } from '../src/serve.js';
 import { type Cli, logLine, ROOT, run } from './support/cli-process.js';
 import { EVERYTHING } from './support/everything.js';
+import { latch } from './support/latch.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-gateway-'));
 const pidFile = join(dir, 'pids');
 const downFile = join(dir, 'down');
 const API_KEY = 'k-test-123';
+/** The lite upstream's `slow` calls with `hold`: how many started, and the latch that lets them go. */
+const held = { count: 0, released: latch() };
 
 /** The pet API: a key required, a $ref'd schema, a tag the config excludes. */
 const PETS_DOCUMENT = {
@@ -210,9 +213,17 @@ describe('mcplite proxy --config: many servers, one gateway', { timeout: 120_000
           },
           {
             name: 'slow',
-            description: 'Answers after ms milliseconds',
-            inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] },
-            handler: async ({ ms }: Record<string, unknown>, ctx) => {
+            description: 'Answers after ms milliseconds (with hold, once the test lets held calls go)',
+            inputSchema: {
+              type: 'object',
+              properties: { ms: { type: 'integer' }, hold: { type: 'boolean' } },
+              required: ['ms'],
+            },
+            handler: async ({ ms, hold }: Record<string, unknown>, ctx) => {
+              if (hold === true) {
+                held.count++;
+                await held.released.promise;
+              }
               await new Promise((r) => setTimeout(r, Number(ms)));
               return ctx.signal.aborted ? 'aborted' : `slept ${ms}`;
             },
@@ -464,15 +475,16 @@ describe('mcplite proxy --config: many servers, one gateway', { timeout: 120_000
     expect(late.error?.code).toBe('deadline_exceeded');
     expect(late.error?.message).toContain('lite');
     // Two calls in flight (its maxInFlight): a third is refused at once, naming the upstream.
-    const first = http.call('lite_slow', { ms: 1000 });
-    const second = http.call('lite_slow', { ms: 1000 });
-    await new Promise((r) => setTimeout(r, 200));
+    // Both held on the upstream until the third has been refused.
+    const first = http.call('lite_slow', { ms: 0, hold: true });
+    const second = http.call('lite_slow', { ms: 0, hold: true });
+    await expect.poll(() => held.count, { timeout: 10_000 }).toBe(2);
     const third = await errorOf(http, 'lite_slow', { ms: 10 });
+    held.released.resolve();
     expect(third.error?.code).toBe('resource_exhausted');
     expect(third.error?.message).toMatch(/^Upstream lite .* already runs 2 calls/);
-    expect(third.ms).toBeLessThan(1000);
-    expect(await first).toMatchObject({ type: 'answer', value: 'slept 1000' });
-    expect(await second).toMatchObject({ type: 'answer', value: 'slept 1000' });
+    expect(await first).toMatchObject({ type: 'answer', value: 'slept 0' });
+    expect(await second).toMatchObject({ type: 'answer', value: 'slept 0' });
     // The other servers were never touched.
     expect(await http.call('lite_shout', { text: 'ok' })).toMatchObject({ type: 'answer', value: 'OK' });
   });

@@ -14,6 +14,7 @@ import { type RunningServer, serve } from '../src/node.js';
 import { BullMqWorkQueue, RedisPromiseStore } from '../src/stores/redis/index.js';
 import { runCommand, start } from './support/cli-process.js';
 import { readSse } from './support/http-harness.js';
+import { latch } from './support/latch.js';
 import { deletePrefix } from './support/scale-cluster.js';
 
 const url = process.env.REDIS_URL;
@@ -24,6 +25,8 @@ const STORE_PREFIX = `${RUN}:store:`;
 /** Which replica ran what, in order: `<replica>:<tool>`. */
 const ran: string[] = [];
 const open: Array<{ close(): Promise<void> }> = [];
+/** Resolved once a replica's store is asked to wait on a promise (a redeem waiting); renewed for each test. */
+let redeemWaits = latch();
 
 /** The tools of replica `label`: `hold` with `block` waits for its abort on A; it answers at once otherwise. */
 function tools(label: string) {
@@ -34,10 +37,9 @@ function tools(label: string) {
       longRunning: { estimatedMs: 1000 },
       async *handler() {
         ran.push(`${label}:countdown`);
-        for (let n = 3; n > 0; n--) {
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          yield { n };
-        }
+        // The redeem elsewhere is waiting (and watching the partials) before the first one.
+        await redeemWaits.promise;
+        for (let n = 3; n > 0; n--) yield { n };
         return { liftoff: label };
       },
     },
@@ -65,7 +67,7 @@ function replica(label: string, queueName: string, work: boolean, concurrency?: 
     tools: tools(label),
     secret: 'shared',
     leaseMs: 600,
-    promiseStore: new RedisPromiseStore({ url: url!, prefix: STORE_PREFIX }),
+    promiseStore: tellingWaits(new RedisPromiseStore({ url: url!, prefix: STORE_PREFIX })),
     workQueue: new BullMqWorkQueue({
       url: url!,
       prefix: RUN,
@@ -124,6 +126,7 @@ function until(check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Pro
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close().catch(() => {})));
   ran.length = 0;
+  redeemWaits = latch();
 });
 
 afterAll(async () => {
@@ -208,8 +211,18 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
       const doomed = /local-first server on (\S+)/.exec(child.stdout())![1]!;
       const token = await promiseOf(`${doomed}rpc`, 'slow');
       const observer = store();
-      // Three lease periods later the replica still renews its lease: pending, running there, not queued.
-      await new Promise((resolve) => setTimeout(resolve, 1800));
+      // Three renewals of its lease seen in the store: pending, running there, not queued.
+      const leases = new Set<number>();
+      await expect
+        .poll(
+          async () => {
+            const lease = (await observer.get(token))?.leaseUntil;
+            if (lease !== undefined) leases.add(lease);
+            return leases.size;
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBeGreaterThanOrEqual(4);
       const alive = await observer.get(token);
       expect(alive?.status).toBe('pending');
       expect(alive?.leaseUntil).toBeGreaterThan(Date.now());
@@ -218,6 +231,7 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
       expect(await child.exited).toBe('SIGKILL');
       // The survivor knows `slow` as a tool that answers at once; its sweep finds the lapsed lease.
       let settles = 0;
+      let sweeps = 0;
       const survivor = createServer({
         tools: [
           {
@@ -231,17 +245,18 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
           },
         ],
         leaseMs: 600,
-        promiseStore: countingSettles(
-          new RedisPromiseStore({ url: url!, prefix: STORE_PREFIX }),
-          () => settles++,
+        promiseStore: countingSweeps(
+          countingSettles(new RedisPromiseStore({ url: url!, prefix: STORE_PREFIX }), () => settles++),
+          () => sweeps++,
         ),
         workQueue: new BullMqWorkQueue({ url: url!, prefix: RUN, queueName: name }),
       });
       open.push(survivor);
       const record = await observer.waitSettled(token, 15_000);
       expect(record?.settlement).toMatchObject({ outcome: { type: 'answer', result: { by: 'survivor' } } });
-      // Settled once, and not run again afterwards.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Settled once, and not run again by the survivor's next two sweeps for lapsed leases.
+      const swept = sweeps;
+      await until(() => sweeps >= swept + 2, 30_000);
       expect(ran).toEqual(['survivor:slow']);
       expect(settles).toBe(1);
     } finally {
@@ -276,6 +291,27 @@ describe.skipIf(!url)('local-first work on the BullMQ queue (real Redis)', () =>
 });
 
 /** `store` with every settle that changed a record counted. */
+/** The store, counting its sweeps for lapsed leases (`lapsedLeases`). */
+function countingSweeps(store: RedisPromiseStore, counted: () => void): RedisPromiseStore {
+  const lapsed = store.lapsedLeases.bind(store);
+  store.lapsedLeases = async (now, limit) => {
+    const tokens = await lapsed(now, limit);
+    counted();
+    return tokens;
+  };
+  return store;
+}
+
+/** The store, resolving `redeemWaits` when it is asked to wait on a promise. */
+function tellingWaits(store: RedisPromiseStore): RedisPromiseStore {
+  const wait = store.waitSettled.bind(store);
+  store.waitSettled = (token, timeoutMs, signal) => {
+    redeemWaits.resolve();
+    return wait(token, timeoutMs, signal);
+  };
+  return store;
+}
+
 function countingSettles(store: RedisPromiseStore, counted: () => void): RedisPromiseStore {
   const settle = store.settle.bind(store);
   store.settle = async (token, s) => {

@@ -2,7 +2,8 @@
  * `notifications/cancelled` reaches a session's request on whichever replica runs it: two `serve()` replicas on one
  * Redis (`RedisSessionStore`, same prefix), a slow tool called on A in a session, the cancel POSTed to B. The
  * handler on A sees its signal abort and the call is answered "cancelled"; a cancel naming another session's
- * request, or sent by someone without the session, aborts nothing. Needs Redis at REDIS_URL (skipped, with a
+ * request, or sent by someone without the session, aborts nothing (the right cancel after them is the one the
+ * handler sees). The tests wait on the handler starting, never on a pause. Needs Redis at REDIS_URL (skipped, with a
  * warning, without one).
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +20,8 @@ const prefix = `mcplite-test-cross-cancel:${randomUUID()}:`;
 
 /** What the slow tool saw, by the `tag` argument: whether its signal aborted, and why. */
 const seen = new Map<string, string>();
+/** The tags of the slow calls that have started. */
+const started = new Set<string>();
 
 function makeServer() {
   return createServer({
@@ -32,6 +35,7 @@ function makeServer() {
         handler: (args, ctx) =>
           new Promise((resolve, reject) => {
             const tag = String(args.tag);
+            started.add(tag);
             const timer = setTimeout(() => {
               seen.set(tag, 'ran to the end');
               resolve('done');
@@ -106,13 +110,18 @@ describe.skipIf(!REDIS_URL)('notifications/cancelled across replicas', () => {
     });
   }
 
-  async function cancelOn(i: number, session: string | undefined, requestId: number) {
+  async function cancelOn(
+    i: number,
+    session: string | undefined,
+    requestId: number,
+    reason = 'user pressed stop',
+  ) {
     const res = await post(
       i,
       {
         jsonrpc: '2.0',
         method: 'notifications/cancelled',
-        params: { requestId, reason: 'user pressed stop' },
+        params: { requestId, reason },
       },
       session,
     );
@@ -120,16 +129,11 @@ describe.skipIf(!REDIS_URL)('notifications/cancelled across replicas', () => {
     return res.status;
   }
 
-  const until = async (done: () => boolean, ms: number) => {
-    const deadline = Date.now() + ms;
-    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  };
-
   it('aborts the handler on the replica running the request when the cancel lands on another', async () => {
     const session = await openSession(0);
     const id = nextId++;
     const answer = callSlow(0, session, id, 'cross');
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => started.has('cross'), { timeout: 10_000 }).toBe(true);
     expect(seen.has('cross')).toBe(false);
     expect(await cancelOn(1, session, id)).toBe(202);
     const message = await answer;
@@ -144,17 +148,17 @@ describe.skipIf(!REDIS_URL)('notifications/cancelled across replicas', () => {
     const other = await openSession(1);
     const id = nextId++;
     const answer = callSlow(0, running, id, 'kept');
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => started.has('kept'), { timeout: 10_000 }).toBe(true);
     // The same request id, but in another session: not this request.
-    expect(await cancelOn(1, other, id)).toBe(202);
+    expect(await cancelOn(1, other, id, 'wrong session')).toBe(202);
     // Without a session id the notification names no session at all.
-    const bare = await cancelOn(1, undefined, id);
+    const bare = await cancelOn(1, undefined, id, 'no session');
     expect([202, 400]).toContain(bare);
-    await until(() => seen.has('kept'), 500);
     expect(seen.has('kept')).toBe(false);
-    // The right session's cancel, from the other replica, still works.
-    expect(await cancelOn(1, running, id)).toBe(202);
+    // The right session's cancel, from the same replica after the others: the one that aborts (a handler aborts
+    // once, so an earlier cancel that had reached it would be the reason it saw).
+    expect(await cancelOn(1, running, id, 'right session')).toBe(202);
     await answer;
-    expect(seen.get('kept')).toMatch(/^aborted/);
+    expect(seen.get('kept')).toBe('aborted: Cancelled: right session');
   }, 120_000);
 });

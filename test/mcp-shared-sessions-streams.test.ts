@@ -9,6 +9,7 @@
  * REDIS_URL (skipped, with a warning, without one).
  */
 import { expect, it } from 'vitest';
+import { waitFor } from './support/scale-cluster.js';
 import {
   ACCEPT,
   changeTools,
@@ -111,11 +112,14 @@ describeShared('test/mcp-shared-sessions-streams.test.ts', 'streams', ({ a, b, p
     changeTools(a);
     const seen = await first.next();
     first.cancel();
-    // Sent while no stream is open: kept in the session's log (in Redis) for resumption.
-    await new Promise((r) => setTimeout(r, 100));
+    // Kept in the session's log (in Redis) for resumption: the resume below starts once B's store holds both.
     changeTools(a);
     changeTools(a);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      async () => ((await b.store.eventsAfter(session, seen.id!))?.events.length ?? 0) >= 2,
+      10_000,
+      'the two notifications in the session log',
+    );
 
     const resumed = new SseReader(await getStream(b.url, session, seen.id));
     const one = await resumed.next();

@@ -124,16 +124,20 @@ describe('GET /metrics', () => {
 
   it('reads the promise and queue gauges at scrape time, and exports the process metrics', async () => {
     waiting = 3;
-    let s = await scrape(running.url);
+    const s = await scrape(running.url);
     expect(value(s, 'mcplite_promises_pending')).toBe(7);
     expect(value(s, 'mcplite_queue_waiting')).toBe(3);
     expect(value(s, 'mcplite_queue_running')).toBe(1);
     expect(value(s, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(value(s, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     waiting = 9;
-    await new Promise((r) => setTimeout(r, 1100)); // past the one-scrape sharing of the queue stats
-    s = await scrape(running.url);
-    expect(value(s, 'mcplite_queue_waiting')).toBe(9);
+    // Scraped until the queue stats one scrape shares with the next have been read again.
+    await expect
+      .poll(async () => value(await scrape(running.url), 'mcplite_queue_waiting'), {
+        timeout: 10_000,
+        interval: 200,
+      })
+      .toBe(9);
   });
 
   it('needs no bearer token and is off by default', async () => {

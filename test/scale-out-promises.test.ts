@@ -21,7 +21,6 @@ import {
   mapLimit,
   redeem,
   redeemSettled,
-  sleep,
   tokenOf,
   waitFor,
 } from './support/scale-cluster.js';
@@ -38,7 +37,7 @@ import {
 
 describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on Redis behind HAProxy', () => {
   // This file's own cluster (own key prefix): started in beforeAll, stopped in afterAll.
-  const { c, rpc, lbRpc, allRpc } = useScaleOut();
+  const { c, rpc, lbRpc, allRpc, jobState } = useScaleOut();
 
   it('runs each front and worker as its own process, live and ready', async () => {
     expect(c.isolated, 'serve and worker share --redis-prefix or --queue (a run of its own)').toBe(true);
@@ -109,7 +108,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       c.workers.reduce((n, w) => n + w.stderr().split('analysis stopped early').length - 1, 0);
     const before = stoppedEarly();
     const token = tokenOf(await callTool(rpc(0), 'analyze_dataset', LONG_ANALYSIS));
-    await sleep(700); // a worker has taken the job
+    await waitFor(async () => (await jobState(token)) === 'active', 15_000, 'a worker to take the job');
     const cancelled = await cancel(rpc(1), token);
     expect(cancelled.body.result?.content, JSON.stringify(cancelled.body)).toMatchObject({
       promise: token,
@@ -117,8 +116,8 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
     });
     // The handler was aborted where it ran (a worker process), not merely marked cancelled.
     await waitFor(() => stoppedEarly() > before, 5000, 'a worker to log "analysis stopped early"');
-    // Past the time the analysis would have taken: it never settled as an answer.
-    await sleep(2500);
+    // The job has left the worker (ended by the abort), so nothing can settle it as an answer any more.
+    await waitFor(async () => (await jobState(token)) !== 'active', 15_000, 'the job to leave the worker');
     for (const url of allRpc()) {
       const r = await redeem(url, token);
       const failure = r.body.result?.failure;
@@ -145,7 +144,12 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       try {
         const token = tokenOf(await callTool(short.rpcUrl, 'analyze_dataset', QUICK_FAILURE));
         expect(kindOf(await redeemSettled([rpc(0)], token, 10_000, 1000))).toBe('failure');
-        await sleep(2500);
+        // Past its 1.5 s life on the front that made it, then on every front.
+        await waitFor(
+          async () => (await redeem(rpc(0), token)).body.error?.code === -32602,
+          15_000,
+          'the promise to expire',
+        );
         for (const url of allRpc()) {
           const r = await redeem(url, token);
           expect(r.body.error?.code, JSON.stringify(r.body)).toBe(-32602);

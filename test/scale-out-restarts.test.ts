@@ -21,7 +21,6 @@ import {
   RedisServer,
   redeem,
   redeemSettled,
-  sleep,
   startCluster,
   stopAll,
   tokenOf,
@@ -38,7 +37,7 @@ import {
 
 describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on Redis behind HAProxy', () => {
   // This file's own cluster (own key prefix): started in beforeAll, stopped in afterAll.
-  const { c, rpc, lbRpc, allRpc } = useScaleOut();
+  const { c, rpc, lbRpc, allRpc, jobState } = useScaleOut();
 
   it(
     'finishes on another worker a job whose worker is killed -9 mid-run, settled once',
@@ -46,7 +45,7 @@ describe.skipIf(skipReason !== undefined)('scale-out: 3 fronts and 2 workers on 
       // Only worker 1 runs: the job is surely its.
       await c.workers[1]!.kill('SIGTERM');
       const token = tokenOf(await callTool(lbRpc(), 'analyze_dataset', LONG_ANALYSIS));
-      await sleep(800);
+      await waitFor(async () => (await jobState(token)) === 'active', 15_000, 'worker 0 to take the job');
       expect(kindOf(await redeem(rpc(0), token))).toBe('promise');
       await c.workers[1]!.start();
       await c.workers[0]!.kill('SIGKILL');

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionStateStore, SessionStoreOptions, TaskResumeData } from '../src/core/session-state.js';
 import { MemorySessionStore } from '../src/stores/memory-sessions.js';
 import { RedisSessionStore } from '../src/stores/redis/session-store.js';
+import { waitFor } from './support/scale-cluster.js';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) {
@@ -182,7 +183,8 @@ for (const [name, pair, enabled] of cases) {
       await expect(late.response).rejects.toMatchObject({ code: 'deadline_exceeded' });
       const cancelled = await a.awaitResponse('srv-3', 5000);
       cancelled.cancel();
-      await new Promise((r) => setTimeout(r, 50));
+      // A cancel is let go on the instance's own connection: one more round trip there has it done before.
+      await a.peek('none');
       expect(await b.deliverResponse('srv-3', { result: {} })).toBe(false);
     });
 
@@ -192,14 +194,19 @@ for (const [name, pair, enabled] of cases) {
       const stop = await b.listen('s1', (m) => heard.push(m));
       await a.publish('s1', { type: 'event', stream: 'get', id: 'x', chunk: 'c' });
       await a.publish('s2', { type: 'closed' });
-      await new Promise((r) => setTimeout(r, 100));
-      expect(heard).toEqual([{ type: 'event', stream: 'get', id: 'x', chunk: 'c' }]);
+      // Published after s2's message on the same connection: once it is heard, s2's would have been too.
+      await a.publish('s1', { type: 'event', stream: 'get', id: 'y', chunk: 'last' });
+      await waitFor(() => heard.length >= 2, 5000, 'the messages of s1');
+      expect(heard).toEqual([
+        { type: 'event', stream: 'get', id: 'x', chunk: 'c' },
+        { type: 'event', stream: 'get', id: 'y', chunk: 'last' },
+      ]);
       stop();
       const { id } = await a.create(init('addr:1'));
       const closed: unknown[] = [];
       await b.listen(id, (m) => closed.push(m));
       await a.delete(id);
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => closed.length > 0, 5000, 'the closed message');
       expect(closed).toEqual([{ type: 'closed' }]);
     });
 
@@ -220,9 +227,25 @@ for (const [name, pair, enabled] of cases) {
       const got = await a.getTask('t1');
       expect(got?.answered).toEqual(['k']);
       expect(got?.arguments).toBeUndefined();
-      await new Promise((r) => setTimeout(r, 400));
-      expect(await b.getTask('t1')).toBeUndefined();
+      await waitFor(async () => (await b.getTask('t1')) === undefined, 5000, 't1 to expire');
       await a.admitTask('addr:1', bounds);
+    });
+
+    it("pages a caller's own live task ids", async () => {
+      const [a, b] = pair();
+      const bounds = { maxTasksPerCaller: 10, maxTasks: 10 };
+      const at = Date.now() + 60_000;
+      await a.addTask('k3', task('addr:k', at + 3), bounds);
+      await a.addTask('k1', task('addr:k', at + 1), bounds);
+      await b.addTask('other', task('addr:other', at + 2), bounds);
+      await b.addTask('k2', task('addr:k', at + 2), bounds);
+      const first = await b.taskIds('addr:k', 0, 2);
+      expect(first.more).toBe(true);
+      const second = await a.taskIds('addr:k', 2, 2);
+      expect(second).toEqual({ ids: expect.any(Array), more: false });
+      expect([...first.ids, ...second.ids].sort()).toEqual(['k1', 'k2', 'k3']);
+      expect(await a.taskIds('addr:other', 0, 5)).toEqual({ ids: ['other'], more: false });
+      expect(await a.taskIds('addr:nobody', 0, 5)).toEqual({ ids: [], more: false });
     });
   });
 }
@@ -234,7 +257,7 @@ describe('session store: idle expiry (memory)', () => {
     const { id } = await s.create(init('addr:1'));
     const heard: unknown[] = [];
     await s.listen(id, (m) => heard.push(m));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => heard.length > 0, 5000, 'the idle session to end');
     expect(await s.get(id)).toBeUndefined();
     expect(heard).toEqual([{ type: 'closed' }]);
   });
@@ -242,13 +265,19 @@ describe('session store: idle expiry (memory)', () => {
 
 describe.skipIf(!REDIS_URL)('session store: idle expiry (Redis TTL)', () => {
   it('forgets a session unused for idleMs, freeing its place, and keeps one in use', async () => {
-    const [a] = redis({ idleMs: 200, maxSessionsPerCaller: 2 });
+    // The used one is touched every poll (100 ms apart), far within its idle time even on a loaded machine.
+    const [a] = redis({ idleMs: 1000, maxSessionsPerCaller: 2 });
     const idle = await a.create(init('addr:1'));
     const used = await a.create(init('addr:1'));
-    for (let i = 0; i < 4; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      expect(await a.touch(used.id)).toBe(true);
-    }
+    await waitFor(
+      async () => {
+        expect(await a.touch(used.id)).toBe(true);
+        // peek, not get: reading must not mark the idle one used.
+        return (await a.peek(idle.id)) === undefined;
+      },
+      10_000,
+      'the idle session to be forgotten',
+    );
     expect(await a.get(idle.id)).toBeUndefined();
     expect(await a.get(used.id)).toBeDefined();
     await a.create(init('addr:1'));

@@ -18,8 +18,10 @@ if (!url) console.warn('worker-lost tests skipped: REDIS_URL is not set (CI sets
 describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
   const prefix = `mcplite-test-lease-${randomBytes(4).toString('hex')}:`;
   let observer: ReturnType<typeof createServer>;
+  let store: RedisPromiseStore;
   beforeAll(() => {
-    observer = createServer({ tools: [], promiseStore: new RedisPromiseStore({ url: url!, prefix }) });
+    store = new RedisPromiseStore({ url: url!, prefix });
+    observer = createServer({ tools: [], promiseStore: store });
   });
   afterAll(async () => {
     await observer?.close();
@@ -50,16 +52,30 @@ describe.skipIf(!url)('promoted work under a lease (Redis)', () => {
       const body = (await res.json()) as any;
       expect(body.result._meta.response_type).toBe('promise');
       const token = body.result._meta.promise_token as string;
-      // Three lease periods later the replica is still renewing: the promise is pending, not lost.
-      await new Promise((resolve) => setTimeout(resolve, 1800));
+      // Three renewals of the lease seen in the store (each moves its end on): the promise is pending, not lost.
+      const leases = new Set<number>();
+      await expect
+        .poll(
+          async () => {
+            const lease = (await store.get(token))?.leaseUntil;
+            if (lease !== undefined) leases.add(lease);
+            return leases.size;
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBeGreaterThanOrEqual(4);
       const alive = await observer.promises!.redeem(token, {}, 0);
       expect(alive.outcome.type).toBe('promise');
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
-      // Within a lease period (plus a renewal's slack) another replica sees the loss.
-      await new Promise((resolve) => setTimeout(resolve, 900));
+      // Once the lease runs out another replica sees the loss (polled: never pending for ever).
+      await expect
+        .poll(async () => (await observer.promises!.redeem(token, {}, 0)).outcome, {
+          timeout: 30_000,
+          interval: 100,
+        })
+        .toMatchObject({ type: 'failure', code: 'worker_lost' });
       const lost = await observer.promises!.redeem(token, {}, 0);
-      expect(lost.outcome).toMatchObject({ type: 'failure', code: 'worker_lost' });
       // Settled once: redeeming again gives the same failure.
       expect((await observer.promises!.redeem(token, {}, 0)).outcome).toEqual(lost.outcome);
     } finally {

@@ -337,9 +337,12 @@ class ToolClient implements Omit<Client, 'call'> {
           backoff = Math.min(backoff * 1.5, 2_000);
         }
         attempts++;
+        // The call's partials sink goes along: a transport that streams a waiting redeem (MCP-lite HTTP) hands on
+        // the handler's progress while the work runs, not only what came before the promise.
         const next = await this.transport.redeem(token, this.transport.canWait ? REDEEM_WAIT_MS : 0, {
           ...(ctx.signal ? { signal: ctx.signal } : {}),
           ...(ctx.trace ? { trace: ctx.trace } : {}),
+          ...(ctx.onPartial ? { onPartial: ctx.onPartial } : {}),
         });
         if (next.type !== 'promise') return this.wrap(next, options);
         eta = next.estimatedCompletion ?? eta;

@@ -51,3 +51,11 @@ export function noticeKind(value: unknown): 'progress' | 'log' | undefined {
   const kind = (value as Record<symbol, unknown>)[NOTICE];
   return kind === 'progress' || kind === 'log' ? kind : undefined;
 }
+
+/**
+ * A notice that crossed a process as JSON (the work queue's channel, from a worker to the front the client waits
+ * on), branded again: JSON keeps its fields but drops the brand, which `noticeKind` read before it left.
+ */
+export function restoreNotice(kind: 'progress' | 'log', fields: object): ProgressNotice | LogNotice {
+  return { ...fields, [NOTICE]: kind } as ProgressNotice | LogNotice;
+}

@@ -183,6 +183,13 @@ export interface TaskResumeData {
   expiresAt: number;
 }
 
+/** One page of a caller's task ids (`SessionStateStore.taskIds`). */
+export interface TaskIdPage {
+  ids: string[];
+  /** Whether tasks follow the page. */
+  more: boolean;
+}
+
 /** Bounds on task-resume data: how many tasks per caller and in all. */
 export interface TaskBounds {
   /** Most live tasks one caller (`callerKey`) may hold. */
@@ -254,6 +261,12 @@ export interface SessionStateStore {
   putTask(taskId: string, data: TaskResumeData): Promise<void>;
   /** A live task's data. */
   getTask(taskId: string): Promise<TaskResumeData | undefined>;
+  /**
+   * Ids of `owner`'s live tasks (in the order they expire, every task living its promise's TTL): at most `limit`
+   * of them from position `offset`, and whether more follow (for a paged `tasks/list` that shows a caller its own
+   * tasks alone).
+   */
+  taskIds(owner: string, offset: number, limit: number): Promise<TaskIdPage>;
 
   /** Lets go of what the store holds open (timers, connections); the state itself stays where it is. */
   close(): Promise<void>;

@@ -14,6 +14,7 @@ import {
   sessionBounds,
   sessionDialect,
   type TaskBounds,
+  type TaskIdPage,
   type TaskResumeData,
 } from '../core/session-state.js';
 import { unrefTimer } from '../core/timers.js';
@@ -204,6 +205,19 @@ export class MemorySessionStore implements SessionStateStore {
       return undefined;
     }
     return data ? structuredClone(data) : undefined;
+  }
+
+  async taskIds(owner: string, offset: number, limit: number): Promise<TaskIdPage> {
+    this.purgeTasks(Date.now());
+    const ids: string[] = [];
+    let seen = 0;
+    for (const [taskId, data] of this.tasks) {
+      if (data.owner !== owner) continue;
+      if (seen++ < offset) continue;
+      if (ids.length === limit) return { ids, more: true };
+      ids.push(taskId);
+    }
+    return { ids, more: false };
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,9 @@
  * the files can run in parallel.
  */
 import { existsSync } from 'node:fs';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll } from 'vitest';
+import { DEFAULT_QUEUE_NAME } from '../../src/stores/redis/queue.js';
 import { CLI, type Cluster, cliOptions, HAPROXY, startCluster, stopAll } from './scale-cluster.js';
 
 export const REDIS_URL = process.env.REDIS_URL;
@@ -87,5 +89,23 @@ export function useScaleOut() {
     rpc: (i: number) => started().fronts[i]!.rpcUrl,
     lbRpc: () => `${started().lb!.url}/mcp-lite/v1/rpc`,
     allRpc: () => started().fronts.map((f) => f.rpcUrl),
+    jobState: (token: string) => jobState(started(), token),
   };
+}
+
+/**
+ * The BullMQ state of a promise's job in the cluster's queue (`active` once a worker runs it; undefined when there
+ * is no such job), read from its Redis: what a test waits on instead of a pause. The CLI's queue has the default
+ * name, under the cluster's key prefix.
+ */
+export async function jobState(c: Cluster, token: string): Promise<string | undefined> {
+  const q = new Queue(DEFAULT_QUEUE_NAME, {
+    connection: { url: c.redisUrl },
+    prefix: c.prefix.replace(/:$/, ''),
+  });
+  try {
+    return (await (await q.getJob(token))?.getState()) ?? undefined;
+  } finally {
+    await q.close();
+  }
 }

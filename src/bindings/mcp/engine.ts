@@ -1,4 +1,3 @@
-import { fromBase64, toBase64Url } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
@@ -6,6 +5,7 @@ import type { WireTool } from '../../core/tool.js';
 import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import { paginate } from './cursor.js';
 import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
 import { HANDSHAKE_TASKS_REVISION, HandshakeTasks } from './handshake-tasks.js';
@@ -58,6 +58,9 @@ const CACHEABLE = new Set([
   'resources/read',
 ]);
 
+/** A tool that may run as a 2025-11-25 task or answer in its call. */
+const TASK_EXECUTION = Object.freeze({ taskSupport: 'optional' });
+
 /** What `initialize` settled: the revision, what the client declared, and the result to send. */
 export interface Initialized {
   revision: string;
@@ -81,7 +84,8 @@ export class McpEngine {
   private readonly toolCalls: ToolCalls;
   /** The 2025-11-25 revision's experimental tasks, when promises are on. */
   private readonly handshakeTasks: HandshakeTasks | undefined;
-  private toolsCache: { version: number; tools: Record<string, unknown>[] } | undefined;
+  /** The listing as sent, by whether it carries the 2025-11-25 tasks' `execution` (one entry each). */
+  private readonly toolsCache = new Map<boolean, { version: number; tools: Record<string, unknown>[] }>();
 
   constructor(
     readonly server: ToolServer,
@@ -94,7 +98,8 @@ export class McpEngine {
     this.instructions = options.instructions;
     for (const t of options.nativeTools ?? []) this.native.set(t.tool.name, t);
     for (const p of options.nativePrompts ?? []) this.nativePrompts.set(p.prompt.name, p);
-    this.handshakeTasks = server.promisesEnabled ? new HandshakeTasks(server) : undefined;
+    this.handshakeTasks =
+      server.promisesEnabled && tasks ? new HandshakeTasks(server, tasks, this.pageSize) : undefined;
     this.toolCalls = new ToolCalls(server, this.native, this.flights, tasks, this.handshakeTasks);
   }
 
@@ -253,6 +258,7 @@ export class McpEngine {
       }
       case 'shutdown':
         return {};
+      case 'tasks/list':
       case 'tasks/get':
       case 'tasks/result':
       case 'tasks/update':
@@ -264,7 +270,8 @@ export class McpEngine {
           m.method !== 'tasks/update'
         )
           return this.handshakeTasks.handle(m.method, params, x);
-        if (this.tasks && m.method !== 'tasks/result') return this.tasks.handle(m.method, params, x);
+        if (this.tasks && m.method !== 'tasks/result' && m.method !== 'tasks/list')
+          return this.tasks.handle(m.method, params, x);
         throw methodNotFound(m.method);
       default:
         throw methodNotFound(m.method);
@@ -306,14 +313,22 @@ export class McpEngine {
     const catalog = this.server.listTools();
     const listed = this.server.listToolsFor(x);
     const listing = listed instanceof Promise ? await listed : listed;
-    if (listing !== catalog) return this.toMcpTools(listing.tools);
-    if (this.toolsCache?.version !== listing.version) {
-      this.toolsCache = { version: listing.version, tools: this.toMcpTools(listing.tools) };
+    const tasks = this.handshakeTasks?.applies(x) === true;
+    if (listing !== catalog) return this.toMcpTools(listing.tools, tasks);
+    let cached = this.toolsCache.get(tasks);
+    if (cached?.version !== listing.version) {
+      cached = { version: listing.version, tools: this.toMcpTools(listing.tools, tasks) };
+      this.toolsCache.set(tasks, cached);
     }
-    return this.toolsCache.tools;
+    return cached.tools;
   }
 
-  private toMcpTools(tools: readonly WireTool[]): Record<string, unknown>[] {
+  /**
+   * The tools as MCP lists them; with `tasks` (a 2025-11-25 session), each core user tool says it may run as a task
+   * (`execution.taskSupport`), so that the SDK's `callToolStream` asks for one (its `callTool` still answers in
+   * the call). Native tools answer their call themselves, and the system tools are the promise flow itself.
+   */
+  private toMcpTools(tools: readonly WireTool[], tasks: boolean): Record<string, unknown>[] {
     const native = [...this.native.values()]
       .map((t) => t.tool)
       .filter((t) => !this.server.catalog.get(t.name));
@@ -322,7 +337,8 @@ export class McpEngine {
     // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
     const mcp = (t: WireTool) =>
       toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
-    return [...user.map(mcp), ...native, ...system.map(mcp)];
+    const listed = tasks ? user.map((t) => ({ ...mcp(t), execution: TASK_EXECUTION })) : user.map(mcp);
+    return [...listed, ...native, ...system.map(mcp)];
   }
 }
 
@@ -330,26 +346,4 @@ export class McpEngine {
 function methodNotFound(method: string): McpLiteError {
   const name = echoName(method);
   return new McpLiteError('method_not_found', `Method not found: ${name}`, { method: name });
-}
-
-/** Cursor pagination over a cached list: opaque base64url offsets. */
-function paginate<T>(
-  items: readonly T[],
-  cursor: unknown,
-  pageSize: number,
-): { page: readonly T[]; nextCursor?: string } {
-  let start = 0;
-  if (cursor !== undefined && cursor !== null) {
-    const m =
-      typeof cursor === 'string' ? /^o:(\d{1,9})$/.exec(new TextDecoder().decode(fromBase64(cursor))) : null;
-    const n = m ? Number(m[1]) : Number.NaN;
-    if (!Number.isInteger(n) || n > items.length) {
-      throw new McpLiteError('invalid_params', 'Invalid params: unknown cursor');
-    }
-    start = n;
-  }
-  if (start === 0 && items.length <= pageSize) return { page: items };
-  const end = Math.min(items.length, start + pageSize);
-  const page = items.slice(start, end);
-  return end < items.length ? { page, nextCursor: toBase64Url(`o:${end}`) } : { page };
 }

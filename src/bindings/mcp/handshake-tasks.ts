@@ -6,8 +6,9 @@ import type { PromiseRecord } from '../../core/promises/store.js';
 import type { ToolServer } from '../../core/server.js';
 import { isToolError } from '../../core/tool-errors.js';
 import { isObject } from '../common/jsonrpc.js';
+import { cursorOffset, offsetCursor } from './cursor.js';
 import type { Exchange } from './exchange.js';
-import { unknownTask } from './tasks.js';
+import { type TaskRegistry, unknownTask } from './tasks.js';
 import { toCallToolResult, toolErrorResult } from './wire.js';
 
 /** The first handshake revision with (experimental) tasks. */
@@ -16,6 +17,9 @@ export const HANDSHAKE_TASKS_REVISION = '2025-11-25';
 /** How often clients are told to poll `tasks/get`. */
 const POLL_INTERVAL_MS = 500;
 
+/** Largest offset a `tasks/list` cursor may name (a caller holds far fewer live tasks: `maxTasksPerCaller`). */
+const MAX_LIST_OFFSET = 1_000_000;
+
 /** Where a `tasks/result` says which task it answers. */
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
@@ -23,22 +27,34 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
  * The experimental tasks of the 2025-11-25 revision (the official SDK 1.32's `client.experimental.tasks`,
  * `callToolStream`): a `tools/call` with `params.task` answers `CreateTaskResult` at once, whatever the tool ends
  * in (a promise's work, or an outcome already reached, kept as a settled promise), and `tasks/get`,
- * `tasks/result` (which waits for the end) and `tasks/cancel` follow it. Tasks are promises under another name:
- * the promise store holds their state, the task id is the promise token, and a task made by an authenticated
+ * `tasks/result` (which waits for the end) and `tasks/cancel` follow it, and `tasks/list` shows a caller its own
+ * (kept among the tasks of `tasks.ts`'s registry, under its per-caller bounds). Tasks are promises under another
+ * name: the promise store holds their state, the task id is the promise token, and a task made by an authenticated
  * principal is unknown to everyone else (the promise manager's `caller` check). The 2026-07-28 tasks extension
  * lives in `tasks.ts`.
  */
 export class HandshakeTasks {
-  constructor(private readonly server: ToolServer) {}
+  constructor(
+    private readonly server: ToolServer,
+    /** Where each task is counted against its caller's bounds and found again by `tasks/list`. */
+    private readonly registry: TaskRegistry,
+    /** Most tasks per `tasks/list` page. */
+    private readonly pageSize: number,
+  ) {}
 
   /** The server's `capabilities.tasks` on a revision that has them. */
   static capability(): Record<string, unknown> {
-    return { cancel: {}, requests: { tools: { call: {} } } };
+    return { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  }
+
+  /** Whether the exchange speaks these tasks (a handshake revision that has them). */
+  applies(x: Pick<Exchange, 'stateless' | 'revision'>): boolean {
+    return !x.stateless && x.revision >= HANDSHAKE_TASKS_REVISION;
   }
 
   /** Whether a tools/call asks to run as a task (a handshake revision that has them, and `params.task`). */
   requested(params: Record<string, unknown>, x: Pick<Exchange, 'stateless' | 'revision'>): boolean {
-    return !x.stateless && x.revision >= HANDSHAKE_TASKS_REVISION && isObject(params.task);
+    return this.applies(x) && isObject(params.task);
   }
 
   /** The `CreateTaskResult` of a call's result: its promise, or its outcome kept as a settled promise. */
@@ -53,15 +69,18 @@ export class HandshakeTasks {
             { outcome, processingTimeMs: result.meta.processing_time_ms },
             this.server.callerKey(x),
           );
-    return { task: this.task(await promises.record(promise.token, x)) };
+    const record = await promises.record(promise.token, x);
+    await this.registry.track(name, record, x);
+    return { task: this.task(record) };
   }
 
-  /** `tasks/get`, `tasks/result`, `tasks/cancel`. */
+  /** `tasks/list`, `tasks/get`, `tasks/result`, `tasks/cancel`. */
   async handle(
     method: string,
     params: Record<string, unknown>,
     x: Exchange,
   ): Promise<Record<string, unknown>> {
+    if (method === 'tasks/list') return this.list(params.cursor, x);
     const taskId = params.taskId;
     if (typeof taskId !== 'string')
       throw new McpLiteError('invalid_params', 'Invalid params: "taskId" must be a string');
@@ -80,6 +99,19 @@ export class HandshakeTasks {
       default:
         return this.result(record, x, caller);
     }
+  }
+
+  /**
+   * `tasks/list`: one page of the caller's own live tasks (their `callerKey`: with auth, the principal's), each
+   * read through the promise manager's rule; a task that ended its life between the two reads is left out.
+   */
+  private async list(cursor: unknown, x: Exchange): Promise<Record<string, unknown>> {
+    const offset = cursorOffset(cursor, MAX_LIST_OFFSET);
+    const { ids, more } = await this.registry.ownTaskIds(x, offset, this.pageSize);
+    const promises = this.server.promises!;
+    const records = await Promise.all(ids.map((id) => promises.record(id, x).catch(() => undefined)));
+    const tasks = records.filter((r) => r !== undefined).map((r) => this.task(r));
+    return more ? { tasks, nextCursor: offsetCursor(offset + ids.length) } : { tasks };
   }
 
   /** `tasks/result`: the tool's result once the task ends (waiting for it), tied to the task in `_meta`. */

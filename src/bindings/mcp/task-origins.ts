@@ -1,4 +1,4 @@
-import type { SessionStateStore, TaskBounds, TaskResumeData } from '../../core/session-state.js';
+import type { SessionStateStore, TaskBounds, TaskIdPage, TaskResumeData } from '../../core/session-state.js';
 
 /**
  * Bounds of what the tasks extension keeps beside the promises. A task is a promise (the promise store bounds
@@ -63,17 +63,26 @@ export class TaskOrigins {
   /** Keeps the origin of a new task; rejects like `admit`. */
   async add(
     taskId: string,
-    init: { tool: string; arguments: unknown; token: string; owner: string; expiresAt: number },
+    init: {
+      tool: string;
+      arguments: unknown;
+      token: string;
+      owner: string;
+      expiresAt: number;
+      /** Why the task can never be resumed (a task of a revision without `tasks/update`). */
+      notResumable?: string;
+    },
     now = Date.now(),
   ): Promise<TaskOrigin> {
-    const keep = jsonChars(init.arguments) <= this.maxArgumentChars;
+    const keep = init.notResumable === undefined && jsonChars(init.arguments) <= this.maxArgumentChars;
     const origin: TaskOrigin = {
       taskId,
       tool: init.tool,
       arguments: keep ? init.arguments : undefined,
       notResumable: keep
         ? undefined
-        : `its arguments are larger than this server keeps for resuming (${this.maxArgumentChars} bytes)`,
+        : (init.notResumable ??
+          `its arguments are larger than this server keeps for resuming (${this.maxArgumentChars} bytes)`),
       token: init.token,
       answered: new Set(),
       lastUpdatedAt: now,
@@ -91,6 +100,11 @@ export class TaskOrigins {
     origin.lastUpdatedAt = now;
     origin.expiresAt = expiresAt;
     return this.save(origin);
+  }
+
+  /** One page of `owner`'s live task ids, soonest to expire first. */
+  ids(owner: string, offset: number, limit: number): Promise<TaskIdPage> {
+    return this.store.taskIds(owner, offset, limit);
   }
 
   /** The origin of a live task. */

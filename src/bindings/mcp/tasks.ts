@@ -67,6 +67,40 @@ export class TaskRegistry {
     return this.origins.admit(this.server.callerKey(x));
   }
 
+  /**
+   * Keeps a 2025-11-25 task (`handshake-tasks.ts`: its id is its promise's token) among its caller's tasks, under
+   * the same bounds as the extension's, for `tasks/list`. Over a bound the promise is cancelled and the caller gets
+   * `resource_exhausted`.
+   */
+  async track(
+    name: string,
+    promise: { token: string; expiresAt: number },
+    x: Pick<Exchange, 'principal' | 'remoteAddress'>,
+  ): Promise<void> {
+    try {
+      await this.origins.add(promise.token, {
+        tool: name,
+        arguments: undefined,
+        token: promise.token,
+        owner: this.server.callerKey(x),
+        expiresAt: promise.expiresAt,
+        notResumable: 'its revision has no tasks/update',
+      });
+    } catch (err) {
+      this.server.promises!.cancel(promise.token, x).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** One page of the ids of the caller's own live tasks (`callerKey`), soonest to expire first. */
+  ownTaskIds(
+    x: Pick<Exchange, 'principal' | 'remoteAddress'>,
+    offset: number,
+    limit: number,
+  ): Promise<{ ids: string[]; more: boolean }> {
+    return this.origins.ids(this.server.callerKey(x), offset, limit);
+  }
+
   /** Whether the request declared the extension. */
   optedIn(x: Pick<Exchange, 'clientCapabilities'>): boolean {
     const ext = x.clientCapabilities.extensions;

@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/logger.js';
+import { noticeKind, restoreNotice } from '../../core/notices.js';
 import { redisSubscriber } from './connection.js';
 
-/** A partial result or a job's end, as published on the job's channel. */
-export type ChannelMessage = { t: 'p'; d: unknown } | { t: 'e' };
+/**
+ * A partial result or a job's end, as published on the job's channel. A progress or log notice says its kind in
+ * `n` (JSON drops the brand that marks it: `core/notices.ts`), so that the front turns it into the client's
+ * progress or log message, not into an ordinary partial.
+ */
+export type ChannelMessage = { t: 'p'; d: unknown; n?: 'progress' | 'log' } | { t: 'e' };
 
 /** One listener's forwarding of a job's partials, one after another (`chain`), until `timer` (its expiry). */
 interface Forward {
@@ -41,8 +46,12 @@ export class JobChannels {
 
   /** Publishes a partial or a job's end. A lost partial must not fail the job: errors are logged only. */
   async publish(token: string, message: ChannelMessage): Promise<void> {
+    const kind = message.t === 'p' ? noticeKind(message.d) : undefined;
     try {
-      await this.publisher.publish(this.base + token, JSON.stringify(message));
+      await this.publisher.publish(
+        this.base + token,
+        JSON.stringify(kind ? { ...message, n: kind } : message),
+      );
     } catch (err) {
       this.logger.debug({ err, token }, 'could not publish to the job channel');
     }
@@ -117,9 +126,15 @@ export class JobChannels {
       const message = parse(text);
       // The end of the job, or anything unreadable (not ours): stop rather than crash the process.
       if (message?.t !== 'p') return this.stop(token);
+      const data =
+        (message.n === 'progress' || message.n === 'log') &&
+        typeof message.d === 'object' &&
+        message.d !== null
+          ? restoreNotice(message.n, message.d)
+          : message.d;
       for (const forward of listeners) {
         forward.chain = forward.chain
-          .then(() => forward.onPartial(message.d))
+          .then(() => forward.onPartial(data))
           .catch((err) => this.logger.debug({ err, token }, 'partial listener failed'));
       }
     });

@@ -14,6 +14,7 @@ import {
   sessionBounds,
   sessionDialect,
   type TaskBounds,
+  type TaskIdPage,
   type TaskResumeData,
 } from '../../core/session-state.js';
 import { tooMany, tooManyForCaller, tooManySubscriptions, tooManyTasks } from '../bound-errors.js';
@@ -259,6 +260,21 @@ export class RedisSessionStore implements SessionStateStore {
   async getTask(taskId: string): Promise<TaskResumeData | undefined> {
     const text = await this.run(() => this.client.get(`${this.prefix}t:${taskId}`));
     return text ? (JSON.parse(text) as TaskResumeData) : undefined;
+  }
+
+  async taskIds(owner: string, offset: number, limit: number): Promise<TaskIdPage> {
+    // The owner's set is scored by expiry: what lies past now is live (the task keys expire with it).
+    const ids = await this.run(() =>
+      this.client.zrangebyscore(
+        `${this.prefix}towner:${owner}`,
+        `(${Date.now()}`,
+        '+inf',
+        'LIMIT',
+        offset,
+        limit + 1,
+      ),
+    );
+    return { ids: ids.slice(0, limit), more: ids.length > limit };
   }
 
   async close(): Promise<void> {
