@@ -1,4 +1,5 @@
 import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
+import { ViewResources } from './apps/views.js';
 import type { Authenticate, Principal } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
@@ -109,6 +110,8 @@ export class ToolServer {
   private readonly inFlightCalls = new InFlight();
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The tools' views (MCP Apps), served as `ui://` resources and kept in line with the catalog. */
+  readonly views: ViewResources;
 
   constructor(options: ToolServerOptions) {
     this.name = options.name ?? 'mcplite';
@@ -190,6 +193,11 @@ export class ToolServer {
     // The tracing stage sees every operation (a span per listing, read, prompt) as user middleware does.
     this.pipeline = new Pipeline(stages, user.length + (traced ? 1 : 0));
     this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
+    // The tools' views (MCP Apps) as ui:// resources, read through the chain by who may see their tools.
+    this.views = new ViewResources(this.catalog, this.resources, {
+      pipeline: () => this.pipeline,
+      authenticate: this.authenticate,
+    });
   }
 
   /** The principal of a request with these headers, or `unauthenticated`: every binding authenticates here. */
@@ -237,9 +245,10 @@ export class ToolServer {
   /**
    * The `tools/list` of one caller, through the chain. Without user middleware this is the cached listing, so the
    * listing path stays as fast as it was; with it, a filtered or changed listing is serialised per request.
+   * `forApps`: app-only tools too, for a client that declared MCP Apps (it keeps them from its model).
    */
-  listToolsFor(caller: CallerSource): MaybePromise<Listing> {
-    const listing = this.catalog.listing();
+  listToolsFor(caller: CallerSource, forApps = false): MaybePromise<Listing> {
+    const listing = this.catalog.listing(forApps);
     if (!this.pipeline.seesEveryOperation) return listing;
     const op = new PlainOperation('tools/list', undefined, undefined, caller);
     return mapMaybe(

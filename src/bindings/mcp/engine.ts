@@ -1,3 +1,4 @@
+import { clientSpeaksApps } from '../../core/apps/ui.js';
 import { fromBase64, toBase64Url } from '../../core/base64.js';
 import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
@@ -5,6 +6,7 @@ import type { ToolServer } from '../../core/server.js';
 import type { WireTool } from '../../core/tool.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import { withAppsCapability, withToolUi } from './apps.js';
 import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
 import { HANDSHAKE_TASKS_REVISION, HandshakeTasks } from './handshake-tasks.js';
@@ -80,7 +82,8 @@ export class McpEngine {
   private readonly toolCalls: ToolCalls;
   /** The 2025-11-25 revision's experimental tasks, when promises are on. */
   private readonly handshakeTasks: HandshakeTasks | undefined;
-  private toolsCache: { version: number; tools: Record<string, unknown>[] } | undefined;
+  /** The MCP listing of a catalog version: for clients without MCP Apps (`false`) and with it (`true`). */
+  private readonly toolsCache = new Map<boolean, { version: number; tools: Record<string, unknown>[] }>();
 
   constructor(
     readonly server: ToolServer,
@@ -103,7 +106,7 @@ export class McpEngine {
     if (!this.server.resources.empty) caps.resources = { subscribe: true, listChanged: true };
     if (!this.server.prompts.empty || this.nativePrompts.size > 0) caps.prompts = { listChanged: true };
     if (stateless && this.tasks) caps.extensions = { 'io.modelcontextprotocol/tasks': {} };
-    return caps;
+    return withAppsCapability(caps);
   }
 
   /** `initialize`: negotiates the revision (the draft's `mcpVersion` is read too). */
@@ -208,7 +211,7 @@ export class McpEngine {
         return {
           contents: await server.operate('resources/read', uri, undefined, x, () =>
             this.flights.run(m, x, (flight) =>
-              server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
+              server.resources.read(params.uri, { signal: flight.signal, principal: x.principal, caller: x }),
             ),
           ),
         };
@@ -300,25 +303,32 @@ export class McpEngine {
    * when the catalog changes; one a middleware changed, per request.
    */
   private async mcpTools(x: Exchange): Promise<Record<string, unknown>[]> {
-    const catalog = this.server.listTools();
-    const listed = this.server.listToolsFor(x);
+    // A client that declared MCP Apps gets the app-only tools and each tool's view (apps.ts); others, text tools.
+    const apps = clientSpeaksApps(x.clientCapabilities);
+    const catalog = this.server.catalog.listing(apps);
+    const listed = this.server.listToolsFor(x, apps);
     const listing = listed instanceof Promise ? await listed : listed;
-    if (listing !== catalog) return this.toMcpTools(listing.tools);
-    if (this.toolsCache?.version !== listing.version) {
-      this.toolsCache = { version: listing.version, tools: this.toMcpTools(listing.tools) };
+    if (listing !== catalog) return this.toMcpTools(listing.tools, apps);
+    let cached = this.toolsCache.get(apps);
+    if (cached?.version !== listing.version) {
+      cached = { version: listing.version, tools: this.toMcpTools(listing.tools, apps) };
+      this.toolsCache.set(apps, cached);
     }
-    return this.toolsCache.tools;
+    return cached.tools;
   }
 
-  private toMcpTools(tools: readonly WireTool[]): Record<string, unknown>[] {
+  private toMcpTools(tools: readonly WireTool[], apps: boolean): Record<string, unknown>[] {
     const native = [...this.native.values()]
       .map((t) => t.tool)
       .filter((t) => !this.server.catalog.get(t.name));
     const user = tools.filter((t) => t['@type'] !== 'system');
     const system = tools.filter((t) => t['@type'] === 'system');
     // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
-    const mcp = (t: WireTool) =>
-      toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
+    const mcp = (t: WireTool) => {
+      const compiled = this.server.catalog.get(t.name);
+      const tool = toMcpTool(t, compiled?.longRunningEstimateMs !== undefined);
+      return apps ? withToolUi(tool, compiled) : tool;
+    };
     return [...user.map(mcp), ...native, ...system.map(mcp)];
   }
 
