@@ -103,6 +103,8 @@ describe.each(transports)('MCP Apps over %s', (_name, open) => {
       expect(browse._meta?.ui).toBeUndefined();
       expect(browse._meta?.['ui/resourceUri']).toBeUndefined();
       expect(listed.map((t) => t.name)).not.toContain('open_document');
+      // No view in its resource listing either (a read by URI still answers).
+      expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(VIEW);
       const result = await client.callTool({
         name: 'browse_documents',
         arguments: { query: 'security', limit: 1 },

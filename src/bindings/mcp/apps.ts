@@ -8,6 +8,17 @@ import type { CompiledTool } from '../../core/catalog.js';
  * "register text-only variants" advises.
  */
 
+/**
+ * The resources a client is listed: without the extension, no view (`ui://`), which it could not render (the
+ * spec lets a server leave views out of `resources/list`); a read by URI still answers it.
+ */
+export function resourcesFor<T extends { uri: string }>(
+  resources: readonly T[],
+  apps: boolean,
+): readonly T[] {
+  return apps ? resources : resources.filter((r) => !r.uri.startsWith('ui://'));
+}
+
 /** `capabilities` with the extension added to its `extensions`. */
 export function withAppsCapability(capabilities: Record<string, unknown>): Record<string, unknown> {
   const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>;

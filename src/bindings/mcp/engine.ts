@@ -6,7 +6,7 @@ import type { ToolServer } from '../../core/server.js';
 import type { WireTool } from '../../core/tool.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
-import { withAppsCapability, withToolUi } from './apps.js';
+import { resourcesFor, withAppsCapability, withToolUi } from './apps.js';
 import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
 import { HANDSHAKE_TASKS_REVISION, HandshakeTasks } from './handshake-tasks.js';
@@ -195,7 +195,10 @@ export class McpEngine {
       case 'resources/list':
         return this.page(
           'resources',
-          await server.operate('resources/list', undefined, undefined, x, () => server.resources.list()),
+          resourcesFor(
+            await server.operate('resources/list', undefined, undefined, x, () => server.resources.list()),
+            clientSpeaksApps(x.clientCapabilities),
+          ),
           params.cursor,
         );
       case 'resources/templates/list':
