@@ -5,10 +5,20 @@
  * has its subpath (`mcplite/http`, `mcplite/mcp`, `mcplite/webtools`, `mcplite/fetch`), serving on Node is
  * `mcplite/node`, and every symbol has exactly one import path.
  */
+
 export { composeHandlers } from './bindings/common/compose.js';
 export type { ReadinessCheck } from './bindings/common/health.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  type ToolAudience,
+  type ToolView,
+  type ViewCsp,
+  type ViewHtml,
+  type ViewPermissions,
+} from './core/apps/ui.js';
 export { type Authenticate, anyOf, bearerAuth, type Credentials, type Principal } from './core/auth.js';
 export type { CallRequest } from './core/call-request.js';
 export { callerKey } from './core/caller.js';

@@ -31,3 +31,4 @@ export type {
   ResourceRequestOutcome,
   ToolInfo,
 } from './types.js';
+export type { ToolViewInfo, ViewOptions } from './views.js';
