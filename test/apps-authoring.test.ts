@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import type { Authenticate } from '../src/core/auth.js';
+import { mount } from '../src/gateway/mount.js';
 import { createServer, defineTool, visibleTools } from '../src/index.js';
 import { serve } from '../src/node.js';
 
@@ -132,6 +133,28 @@ describe('reading a view walks the chain', () => {
     } finally {
       await client.close();
       await running.close(200);
+    }
+  });
+});
+
+describe('a mounted server’s view', () => {
+  it('is linked and served under the mount’s namespace', async () => {
+    const inner = createServer({
+      tools: [defineTool({ name: 'chart', ui: { html: '<p>chart</p>' }, handler: () => ({ n: 1 }) })],
+    });
+    const mounted = mount(inner, { prefix: 'stats' });
+    const host = createServer({ tools: mounted.tools, resources: mounted.resources });
+    const client = await connect(host);
+    try {
+      expect(await client.view('stats_chart', { html: true })).toMatchObject({
+        resourceUri: 'ui://stats/chart/view',
+        html: '<p>chart</p>',
+      });
+      expect((await client.readResource('ui://stats/chart/view'))[0]?.uri).toBe('ui://stats/chart/view');
+    } finally {
+      await client.close();
+      await host.close();
+      await inner.close();
     }
   });
 });

@@ -50,7 +50,12 @@ export function mount(server: ToolServer, options: MountOptions): MountedServer 
         ...resource,
         name: namespaced(prefix, resource.name),
         uri: prefixedUri(prefix, resource.uri),
-        read: (ctx) => server.resources.read(resource.uri, ctx),
+        // The contents name the URI the host serves (a view's host reads `uri` back), as the gateway's do.
+        read: async (ctx) =>
+          (await server.resources.read(resource.uri, ctx)).map((c) => ({
+            ...c,
+            uri: c.uri === resource.uri ? prefixedUri(prefix, c.uri) : c.uri,
+          })),
       }),
     ),
     resourceTemplates: server.resources.templates().map(
