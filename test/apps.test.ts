@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { BROWSE_VIEW_HTML } from '../examples/demo/browse-view.js';
 import { serverOptions, tools } from '../examples/demo/index.js';
+import { toolsTable } from '../src/cli/render.js';
 import { connect } from '../src/client/index.js';
 import { createServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
@@ -181,6 +182,10 @@ describe('MCP Apps in mcplite/client (in memory, and over Streamable HTTP)', () 
         meta: { prefersBorder: true },
       });
       expect(await client.view('get_document')).toBeUndefined();
+      // What `mcplite tools` prints for them.
+      const table = toolsTable(listed, false);
+      expect(table).toMatch(/browse_documents .*\[view ui:\/\/mcplite-demo\/documents\]\n/);
+      expect(table).toMatch(/open_document .*\[app only\]\n/);
       expect(await client.call('open_document', { document_id: 'doc_001' })).toMatchObject({
         type: 'answer',
         value: { document_id: 'doc_001' },
