@@ -122,3 +122,18 @@ describe("mcplite's model-facing listings leave app-only tools out", () => {
     }
   });
 });
+
+it("an unknown tool's error names no app-only tool among those available", async () => {
+  const client = await connect(`${running.url}/mcp-lite/v1/`);
+  try {
+    const err = (await client.call('docs_open_documents', {}).catch((e: unknown) => e)) as {
+      code: string;
+      data: { available_tools: string[] };
+    };
+    expect(err.code).toBe('tool_not_found');
+    expect(err.data.available_tools).toContain('docs_browse_documents');
+    expect(err.data.available_tools).not.toContain('docs_open_document');
+  } finally {
+    await client.close();
+  }
+});

@@ -77,6 +77,11 @@ export class Catalog {
     return [...this.tools.keys()];
   }
 
+  /** The names a model may see (app-only tools left out): what an unknown tool's suggestion may name. */
+  modelNames(): string[] {
+    return this.listing().tools.map((t) => t.name);
+  }
+
   /**
    * The cached listing of the current version: the tools a model may see (app-only tools left out), or with
    * `forApps` every tool, for a host that shows views and keeps app-only tools from its model itself.

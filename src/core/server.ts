@@ -301,7 +301,7 @@ export class ToolServer {
     if (this.pipeline.empty) {
       const startedAt = performance.now();
       const tool = request.action ?? this.catalog.get(request.name);
-      if (!tool) throw unknownTool(request.name, this.catalog.names());
+      if (!tool) throw unknownTool(request.name, this.catalog.modelNames());
       // Before the arguments: a caller who may not call the tool learns nothing from its validation.
       assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
       const args = this.resolution.checkArguments(tool, request.arguments);
