@@ -128,10 +128,12 @@ function tooLarge(): McpLiteError {
 
 /** Reads a `file:` URL's view, bounded before it is read whole. */
 async function readFileUrl(url: URL): Promise<string> {
-  // Loaded on first use and by a computed name: the fetch path stays free of node:* (docs/runtimes.md), and a
-  // runtime without a file system fails only for a view that names a file.
-  const specifier = 'node:fs/promises';
-  const fs = (await import(/* @vite-ignore */ specifier)) as typeof import('node:fs/promises');
+  // Node's own module getter, not an import: the fetch path stays free of node:* for bundlers (docs/runtimes.md),
+  // and a runtime without a file system fails only for a view that names a file.
+  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const fs = runtime?.getBuiltinModule?.('node:fs/promises') as typeof import('node:fs/promises') | undefined;
+  if (!fs)
+    throw new McpLiteError('internal', 'A view given as a file: URL needs a runtime with a file system');
   const handle = await fs.open(url, 'r');
   try {
     const { size } = await handle.stat();
