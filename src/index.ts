@@ -16,6 +16,7 @@ export {
   type ToolAudience,
   type ToolView,
   type ViewCsp,
+  type ViewData,
   type ViewHtml,
   type ViewPermissions,
 } from './core/apps/ui.js';

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import type { Authenticate } from '../src/core/auth.js';
 import { mount } from '../src/gateway/mount.js';
-import { createServer, defineTool, visibleTools } from '../src/index.js';
+import { createServer, defineTool, type ViewData, visibleTools } from '../src/index.js';
 import { serve } from '../src/node.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-apps-'));
@@ -157,4 +157,17 @@ describe('a mounted server’s view', () => {
       await inner.close();
     }
   });
+});
+
+it('ViewData types what a view receives from its tool', () => {
+  const tool = defineTool({
+    name: 'typed',
+    inputSchema: { type: 'object', required: ['q'], properties: { q: { type: 'string' } } },
+    outputSchema: { type: 'object', required: ['n'], properties: { n: { type: 'number' } } },
+    ui: { html: '<p>' },
+    handler: () => ({ n: 1 }),
+  });
+  // JSON Schema objects allow other properties, hence the index signatures.
+  expectTypeOf<ViewData<typeof tool>['input']>().toEqualTypeOf<{ [x: string]: unknown; q: string }>();
+  expectTypeOf<ViewData<typeof tool>['output']>().toEqualTypeOf<{ [x: string]: unknown; n: number }>();
 });

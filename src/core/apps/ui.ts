@@ -64,6 +64,17 @@ export interface ToolView {
   domain?: string;
 }
 
+/**
+ * What a tool's view receives, typed from the tool (`ViewData<typeof myTool>`, a `defineTool` result): `input`,
+ * the `arguments` of `ui/notifications/tool-input`, and `output`, the `structuredContent` of
+ * `ui/notifications/tool-result` (an answer that is not an object arrives as `{ result }`).
+ */
+export type ViewData<Tool> = Tool extends {
+  readonly '~types'?: { readonly input: infer I; readonly output: infer O };
+}
+  ? { input: I; output: O extends object ? O : { result: O } }
+  : { input: Record<string, unknown>; output: Record<string, unknown> };
+
 /** What a catalog keeps of a tool's view and audience. */
 export interface CompiledToolUi {
   /** The view's `ui://` URI, for a tool with a view. */
