@@ -5,10 +5,21 @@
  * has its subpath (`mcplite/http`, `mcplite/mcp`, `mcplite/webtools`, `mcplite/fetch`), serving on Node is
  * `mcplite/node`, and every symbol has exactly one import path.
  */
+
 export { composeHandlers } from './bindings/common/compose.js';
 export type { ReadinessCheck } from './bindings/common/health.js';
 export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
+export {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  type ToolAudience,
+  type ToolView,
+  type ViewCsp,
+  type ViewData,
+  type ViewHtml,
+  type ViewPermissions,
+} from './core/apps/ui.js';
 export {
   type Authenticate,
   anyOf,

@@ -86,7 +86,7 @@ describe.skipIf(chromiumMissing !== undefined)('inspector in Chromium', () => {
           ]),
         ),
       );
-    expect(groups.query).toEqual(['search_documents', 'get_document']);
+    expect(groups.query).toEqual(['search_documents', 'get_document', 'browse_documents']);
     expect(groups.system).toEqual(['redeem', 'cancel']);
     expect(groups.generation).toEqual(['generate_report']);
     expect(await page.locator('#binding').textContent()).toBe('mcp-lite-http');

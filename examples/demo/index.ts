@@ -4,6 +4,7 @@
  */
 import type { ToolDefinition } from '../../src/index.js';
 import { analyzeDataset } from './analyze-dataset.js';
+import { browseDocuments, openDocument } from './browse-documents.js';
 import { collectionIndex, documentById, summarizeDocument } from './catalog.js';
 import { echo } from './echo.js';
 import { exportDocuments } from './export-documents.js';
@@ -16,7 +17,10 @@ import { documentsWebtool } from './webtool.js';
 /** The demo's version (its own, independent of the library's). */
 export const DEMO_VERSION = '1.0.0';
 
-/** Every demo tool: one per response type of the spec, plus echo for benchmarks. */
+/**
+ * Every demo tool: one per response type of the spec, echo for benchmarks, and an MCP App (browse_documents with
+ * its view, and open_document, which only that view calls).
+ */
 export const tools: ToolDefinition[] = [
   searchDocuments,
   analyzeDataset,
@@ -25,6 +29,8 @@ export const tools: ToolDefinition[] = [
   exportDocuments,
   subscribeDigest,
   echo,
+  browseDocuments,
+  openDocument,
 ];
 
 /**

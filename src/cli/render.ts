@@ -1,4 +1,6 @@
 import type { CallOutcome, PromiseProgress, ToolInfo } from '../client/index.js';
+import { viewUriOf } from '../client/views.js';
+import { isAppOnly } from '../core/apps/ui.js';
 import { printable } from '../core/printable.js';
 import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 
@@ -17,7 +19,10 @@ export function style(fancy: boolean) {
   return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), cyan: wrap(36, 39) };
 }
 
-/** The tool listing as text: grouped by `@type` (untyped first, system last), one line per tool. */
+/**
+ * The tool listing as text: grouped by `@type` (untyped first, system last), one line per tool; a tool with an
+ * interactive view (MCP Apps) is marked `[view ui://…]`, one only a view may call `[app only]`.
+ */
 export function toolsTable(tools: readonly ToolInfo[], fancy: boolean): string {
   const s = style(fancy);
   const groups = new Map<string, ToolInfo[]>();
@@ -35,7 +40,10 @@ export function toolsTable(tools: readonly ToolInfo[], fancy: boolean): string {
       const params = printable(paramsOf(tool), false);
       const summary = printable(firstLine(tool.description), false);
       const name = printable(tool.name, false);
-      lines.push(`  ${s.cyan(name.padEnd(width))}  ${summary}${params ? s.dim(`  (${params})`) : ''}`);
+      const marks = appMarks(tool);
+      lines.push(
+        `  ${s.cyan(name.padEnd(width))}  ${summary}${params ? s.dim(`  (${params})`) : ''}${marks ? s.green(`  ${marks}`) : ''}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -64,6 +72,15 @@ export function renderedPromptText(rendered: RenderedPrompt, fancy: boolean): st
     parts.push(s.bold(`[${printable(m.role, false)}]`), printable(content), '');
   }
   return `${parts.join('\n')}`;
+}
+
+/** `[view ui://…]` and `[app only]`, as a tool's MCP Apps declaration says. */
+function appMarks(tool: ToolInfo): string {
+  const uri = viewUriOf(tool);
+  return [
+    ...(uri !== undefined ? [`[view ${printable(uri, false)}]`] : []),
+    ...(isAppOnly(tool.ui) ? ['[app only]'] : []),
+  ].join(' ');
 }
 
 function rank(type: string): number {

@@ -1,3 +1,4 @@
+import { isAppOnly } from '../core/apps/ui.js';
 import { McpLiteError } from '../core/errors.js';
 import type { Client } from './client.js';
 import type { CallOptions, CallOutcome, ElicitationOutcome } from './types.js';
@@ -46,12 +47,17 @@ export async function callForModel(
   }
 }
 
-/** The tools an adapter offers. */
+/**
+ * The tools an adapter offers: never an app-only tool (MCP Apps `visibility: ["app"]`), which only a view may call
+ * and a model must not be shown, even when `include` names it.
+ */
 export async function offeredTools(client: Client, options: AdapterOptions) {
   const tools = await client.listTools();
-  return tools.filter((t) =>
-    options.include
-      ? options.include.includes(t.name)
-      : t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel',
+  return tools.filter(
+    (t) =>
+      !isAppOnly(t.ui) &&
+      (options.include
+        ? options.include.includes(t.name)
+        : t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel'),
   );
 }

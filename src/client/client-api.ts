@@ -3,6 +3,7 @@ import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { CallRest, ToolNameOf, ToolOutput, ToolSet, TypedOutcome, UntypedTools } from './typed.js';
 import type { Binding, CallOptions, CallOutcome, CancelResult, PartialEvent, ToolInfo } from './types.js';
+import type { ToolViewInfo, ViewOptions } from './views.js';
 
 /** Options of the resources and prompts requests. */
 export interface CatalogRequestOptions {
@@ -48,6 +49,12 @@ export interface Client<Tools extends ToolSet = UntypedTools> {
   listResourceTemplates(options?: CatalogRequestOptions): Promise<WireResourceTemplate[]>;
   /** Reads one resource: its contents (text, or base64 `blob`), each bounded by `maxResponseBytes`. */
   readResource(uri: string, options?: CatalogRequestOptions): Promise<ResourceContents[]>;
+  /**
+   * The interactive view (MCP Apps) of tool `name`, the one a host renders its calls' results in: its `ui://`
+   * URI and audience, and with `html: true` the HTML and its `_meta.ui` (CSP, permissions). Undefined for a tool
+   * without a view (and on the wires that carry none: MCP-lite, gRPC, Webtools).
+   */
+  view(name: string, options?: ViewOptions): Promise<ToolViewInfo | undefined>;
   /** The server's prompts. */
   listPrompts(options?: CatalogRequestOptions): Promise<WirePrompt[]>;
   /** Renders a prompt with its (string) arguments. */

@@ -23,6 +23,7 @@ import type {
   PartialEvent,
   ToolInfo,
 } from './types.js';
+import { type ToolViewInfo, toolView, type ViewOptions } from './views.js';
 import { abortError, locate, toClientError } from './wire-errors.js';
 
 /** The `target` of a client connected to a server in this process. */
@@ -245,6 +246,10 @@ class ToolClient implements Omit<Client, 'call'> {
     if (typeof uri !== 'string' || uri.length === 0)
       return Promise.reject(new McpLiteError('invalid_params', 'readResource needs a non-empty URI'));
     return this.catalog('readResource', options, (wire, ctx) => wire.readResource?.(uri, ctx));
+  }
+
+  view(name: string, options: ViewOptions = {}): Promise<ToolViewInfo | undefined> {
+    return toolView(this, name, options);
   }
 
   listPrompts(options: CatalogRequestOptions = {}): Promise<WirePrompt[]> {

@@ -38,3 +38,4 @@ export type {
   ResourceRequestOutcome,
   ToolInfo,
 } from './types.js';
+export type { ToolViewInfo, ViewOptions } from './views.js';

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../core/schema.js';
 import type { WireContext, WireOutcome } from './transport.js';
 import type { ElicitationRequest, OutcomeMeta } from './types.js';
+import { toolUiOf } from './views.js';
 import { isRecord } from './wire-errors.js';
 
 /** MCP-lite's `_meta` (HTTP) or `ResponseMeta` (gRPC), normalised. */
@@ -103,6 +104,7 @@ function liteRequests(raw: Record<string, unknown>): Record<string, ElicitationR
 export function toToolInfo(raw: Record<string, unknown>): import('./types.js').ToolInfo {
   const meta = isRecord(raw._meta) ? raw._meta : {};
   const type = raw['@type'] ?? raw.type ?? meta['mcplite/type'];
+  const ui = toolUiOf(meta);
   return {
     name: String(raw.name ?? ''),
     ...(typeof type === 'string' && type !== '' ? { '@type': type } : {}),
@@ -119,6 +121,6 @@ export function toToolInfo(raw: Record<string, unknown>): import('./types.js').T
     ...(isRecord(raw.annotations) && Object.keys(raw.annotations).length > 0
       ? { annotations: raw.annotations }
       : {}),
-    ...(isRecord(meta.ui) ? { ui: meta.ui } : {}),
+    ...(ui ? { ui } : {}),
   };
 }

@@ -11,6 +11,7 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import type { McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import type { HttpFetch } from './http-fetch.js';
@@ -53,7 +54,8 @@ export async function mcpSdkTransport(
   send?: HttpFetch,
 ): Promise<Transport> {
   const client = new Client(options.clientInfo ?? { name: 'mcplite', version: '0' }, {
-    capabilities: { elicitation: {} },
+    // MCP Apps: the tools' views and app-only tools come listed; the adapters keep the latter from a model.
+    capabilities: { elicitation: {}, extensions: { [APPS_EXTENSION]: { ...APPS_CAPABILITY } } },
   });
   const waiters: Array<(pending: PendingElicitation) => void> = [];
   client.setRequestHandler(

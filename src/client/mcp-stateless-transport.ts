@@ -1,4 +1,5 @@
 import { STATELESS_REVISION } from '../bindings/mcp/revisions.js';
+import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import { McpLiteError } from '../core/errors.js';
 import { rpcCatalog } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
@@ -230,7 +231,11 @@ async function postOnce(
       ...params,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': STATELESS_REVISION,
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS]: {} } },
+        'io.modelcontextprotocol/clientCapabilities': {
+          elicitation: {},
+          // MCP Apps: the tools' views and app-only tools come listed; the adapters keep the latter from a model.
+          extensions: { [TASKS]: {}, [APPS_EXTENSION]: APPS_CAPABILITY },
+        },
         ...(clientInfo ? { 'io.modelcontextprotocol/clientInfo': clientInfo } : {}),
         ...(progressToken ? { progressToken } : {}),
         ...ctx.trace,

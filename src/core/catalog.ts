@@ -1,3 +1,4 @@
+import { type CompiledToolUi, compileToolUi } from './apps/ui.js';
 import { McpLiteError } from './errors.js';
 import { compileValidator, type JsonSchema, type Validator } from './schema.js';
 import type { ToolDefinition, WireTool } from './tool.js';
@@ -13,6 +14,8 @@ export interface CompiledTool {
   longRunningEstimateMs: number | undefined;
   /** A system tool (redeem, cancel): the server answers it itself. */
   system: boolean;
+  /** Its view and audience (MCP Apps), when it declares either. */
+  ui: CompiledToolUi | undefined;
 }
 
 /** The listing of one catalog version, serialised once and served from this cache. */
@@ -35,6 +38,7 @@ export class Catalog {
   private readonly tools = new Map<string, CompiledTool>();
   private readonly listeners = new Set<(version: number) => void>();
   private cached: Listing | undefined;
+  private cachedForApps: Listing | undefined;
   private currentVersion = 1;
 
   /** @param reserved names that user tools may not take (the system tools). */
@@ -73,12 +77,24 @@ export class Catalog {
     return [...this.tools.keys()];
   }
 
-  /** The cached listing of the current version. */
-  listing(): Listing {
-    if (!this.cached) {
-      const tools = [...this.tools.values()].map((t) => t.wire);
-      this.cached = { version: this.currentVersion, tools, json: JSON.stringify({ tools }) };
+  /** The names a model may see (app-only tools left out): what an unknown tool's suggestion may name. */
+  modelNames(): string[] {
+    return this.listing().tools.map((t) => t.name);
+  }
+
+  /**
+   * The cached listing of the current version: the tools a model may see (app-only tools left out), or with
+   * `forApps` every tool, for a host that shows views and keeps app-only tools from its model itself.
+   */
+  listing(forApps = false): Listing {
+    if (forApps) {
+      this.cachedForApps ??= listingOf(this.currentVersion, [...this.tools.values()]);
+      return this.cachedForApps;
     }
+    this.cached ??= listingOf(
+      this.currentVersion,
+      [...this.tools.values()].filter((t) => !t.ui?.appOnly),
+    );
     return this.cached;
   }
 
@@ -91,6 +107,7 @@ export class Catalog {
   private changed(): void {
     this.currentVersion++;
     this.cached = undefined;
+    this.cachedForApps = undefined;
     for (const l of this.listeners) l(this.currentVersion);
   }
 
@@ -134,6 +151,12 @@ export class Catalog {
         ? ((typeof lr === 'object' ? lr.estimatedMs : undefined) ?? DEFAULT_ESTIMATE_MS)
         : undefined,
       system,
+      ui: compileToolUi(definition),
     });
   }
+}
+
+function listingOf(version: number, compiled: readonly CompiledTool[]): Listing {
+  const tools = compiled.map((t) => t.wire);
+  return { version, tools, json: JSON.stringify({ tools }) };
 }

@@ -2,6 +2,7 @@ import type { Principal } from './auth.js';
 import { toBase64 } from './base64.js';
 import type { ContentAnnotations, ResourceContents } from './content.js';
 import { McpLiteError } from './errors.js';
+import type { CallerSource } from './operation-caller.js';
 
 /** What a resource reader gets besides the URI. */
 export interface ResourceContext {
@@ -9,6 +10,8 @@ export interface ResourceContext {
   readonly signal: AbortSignal;
   /** The caller, when an authentication hook is configured. */
   readonly principal: Principal | undefined;
+  /** Who reads (the binding's request), for readers that decide by the caller as tools do (a tool's view). */
+  readonly caller?: CallerSource | undefined;
 }
 
 /**

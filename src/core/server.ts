@@ -1,5 +1,6 @@
 import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
 import { AnswerBudget, type PendingCall } from './answer-budget.js';
+import { ViewResources } from './apps/views.js';
 import type { Authenticate, Principal, RequestTarget } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
@@ -94,6 +95,8 @@ export class ToolServer {
   private readonly work: PromisedWork | undefined;
   private readonly inFlightCalls = new InFlight();
   private closed = false;
+  /** The tools' views (MCP Apps), served as `ui://` resources and kept in line with the catalog. */
+  readonly views: ViewResources;
 
   constructor(options: ToolServerOptions) {
     this.name = options.name ?? 'mcplite';
@@ -176,6 +179,11 @@ export class ToolServer {
     // The tracing stage sees every operation (a span per listing, read, prompt) as user middleware does.
     this.pipeline = new Pipeline(stages, user.length + (traced ? 1 : 0));
     this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
+    // The tools' views (MCP Apps) as ui:// resources, read through the chain by who may see their tools.
+    this.views = new ViewResources(this.catalog, this.resources, {
+      pipeline: () => this.pipeline,
+      authenticate: this.authenticate,
+    });
   }
 
   /**
@@ -227,9 +235,10 @@ export class ToolServer {
   /**
    * The `tools/list` of one caller, through the chain. Without user middleware this is the cached listing, so the
    * listing path stays as fast as it was; with it, a filtered or changed listing is serialised per request.
+   * `forApps`: app-only tools too, for a client that declared MCP Apps (it keeps them from its model).
    */
-  listToolsFor(caller: CallerSource): MaybePromise<Listing> {
-    const listing = this.catalog.listing();
+  listToolsFor(caller: CallerSource, forApps = false): MaybePromise<Listing> {
+    const listing = this.catalog.listing(forApps);
     if (!this.pipeline.seesEveryOperation) return listing;
     const op = new PlainOperation('tools/list', undefined, undefined, caller);
     return mapMaybe(
@@ -282,7 +291,7 @@ export class ToolServer {
     if (this.pipeline.empty) {
       const startedAt = performance.now();
       const tool = request.action ?? this.catalog.get(request.name);
-      if (!tool) throw unknownTool(request.name, this.catalog.names());
+      if (!tool) throw unknownTool(request.name, this.catalog.modelNames());
       // Before the arguments: a caller who may not call the tool learns nothing from its validation.
       assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
       const args = this.resolution.checkArguments(tool, request.arguments);

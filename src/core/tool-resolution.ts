@@ -70,7 +70,7 @@ export class ToolResolution {
 
   /** The tool names this caller may see, for the suggestion of an unknown tool (hidden ones are never named). */
   private namesFor(caller: OperationCaller): string[] {
-    if (!this.pipeline.hidesTools) return this.catalog.names();
+    if (!this.pipeline.hidesTools) return this.catalog.modelNames();
     return this.catalog
       .listing()
       .tools.filter((t) => this.pipeline.visible(t, caller))

@@ -1,3 +1,4 @@
+import { checkToolUi, type ToolAudience, type ToolView } from './apps/ui.js';
 import type { Principal } from './auth.js';
 import type { AnswersOf, ArgsOf, InputOf, InputSchemaProblem, OutputOf } from './infer.js';
 import type { Logger } from './logger.js';
@@ -168,6 +169,18 @@ export interface ToolDefinition<Args = any, Output = any, Answers = any> {
    * `forbidden` with the step-up challenge naming them; the tool stays listed, so a client can ask for them.
    */
   auth?: ToolAuth;
+  /**
+   * An interactive view of the tool's results (MCP Apps, docs/apps.md): HTML a host renders in a sandbox and feeds
+   * the call's input and result. The server serves it as a `ui://` resource and links the tool to it for clients
+   * that declared the extension; every result keeps its text in `content`, with the value in `structuredContent`.
+   */
+  ui?: ToolView;
+  /**
+   * Who the tool is for (MCP Apps): `['model', 'app']` (the default) or `['app']`, a tool only a view calls (a
+   * button's action). An app-only tool is left out of every listing a model reads (MCP-lite, gRPC, Webtools, MCP
+   * for a client without the extension, the client's adapters); the server still answers it, as hosts enforce it.
+   */
+  visibility?: readonly ToolAudience[];
   /** The implementation. */
   handler: ToolHandler<Args, Output, Answers>;
 }
@@ -227,6 +240,7 @@ export function defineTool<Args extends object = never>(
 ): ToolDefinition<Args>;
 export function defineTool(definition: ToolDefinition): ToolDefinition {
   checkToolSchemas(definition);
+  checkToolUi(definition);
   return definition;
 }
 

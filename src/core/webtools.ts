@@ -149,7 +149,8 @@ export class WebtoolCatalog {
           name: NAME.test(this.server.name) ? this.server.name : 'mcplite',
           description: `Every tool of ${this.server.name}`,
           version,
-          actions: this.catalog.names(),
+          // A tool only a view calls (MCP Apps) is no action of a model's.
+          actions: this.catalog.names().filter((name) => !this.catalog.get(name)?.ui?.appOnly),
         }),
       };
     }

@@ -1,12 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '../client/client.js';
-import type { CallOutcome, ElicitationOutcome } from '../client/types.js';
+import type { CallOutcome, ElicitationOutcome, ToolInfo } from '../client/types.js';
+import { viewUriOf } from '../client/views.js';
+import type { ToolAudience } from '../core/apps/ui.js';
 import { type ContentBlock, richContent } from '../core/content.js';
 import { elicit, failure, needMoreResource } from '../core/outcomes.js';
 import { printable } from '../core/printable.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { boundedRun } from './bounded-run.js';
 import { GatewayUpstream } from './upstream.js';
+
+/** A listed tool's view link and audience as a definition's `ui` and `visibility`, when they are well-formed. */
+function upstreamUi(tool: ToolInfo): Pick<ToolDefinition, 'ui' | 'visibility'> {
+  const uri = viewUriOf(tool);
+  const visibility = tool.ui?.visibility;
+  const audience =
+    Array.isArray(visibility) &&
+    visibility.length > 0 &&
+    visibility.every((v) => v === 'model' || v === 'app')
+      ? (visibility as ToolAudience[])
+      : undefined;
+  return {
+    ...(uri !== undefined && uri.length <= MAX_VIEW_URI ? { ui: { uri } } : {}),
+    ...(audience ? { visibility: audience } : {}),
+  };
+}
+
+/** The longest upstream view URI kept (the catalog's own bound). */
+const MAX_VIEW_URI = 512;
 
 /** Options of `gatewayTools`. */
 export interface GatewayOptions {
@@ -137,6 +158,9 @@ export function upstreamToolLister(
         description: printable(tool.description),
         inputSchema: tool.inputSchema,
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        // Its view (MCP Apps) stays linked, to the URI the gateway serves it at (transforms.ts), and its
+        // audience stays as declared: an app-only tool is listed to Apps hosts only, and calls its own upstream.
+        ...upstreamUi(tool),
         handler: async (args: Record<string, unknown>, ctx) => {
           const answered = ctx.elicitation;
           const id = typeof answered?.context === 'string' ? answered.context : undefined;

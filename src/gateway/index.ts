@@ -15,7 +15,7 @@ export {
 } from './config.js';
 export { Gateway, type GatewayServeOptions } from './gateway.js';
 export { type GatewayOptions, gatewayTools, upstreamToolLister } from './gateway-tools.js';
-export { type MountedServer, type MountOptions, mount, prefixedUri, unprefixedUri } from './mount.js';
+export { type MountedServer, type MountOptions, mount } from './mount.js';
 export { commandLine, type EntryDefaults, entrySource } from './open-entry.js';
 export { type OpenApiOptions, openApiTools } from './openapi.js';
 export {
@@ -26,7 +26,14 @@ export {
   type UpstreamSource,
 } from './proxy-tools.js';
 export type { ToolSource } from './source.js';
-export { namespaced, prefixOf, type ToolTransforms, transformTools } from './transforms.js';
+export {
+  namespaced,
+  prefixedUri,
+  prefixOf,
+  type ToolTransforms,
+  transformTools,
+  unprefixedUri,
+} from './transforms.js';
 export {
   GatewayUpstream,
   type UpstreamOptions,

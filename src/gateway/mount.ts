@@ -2,7 +2,14 @@ import type { PromptDefinition } from '../core/prompts.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from '../core/resources.js';
 import type { ToolServer } from '../core/server.js';
 import type { ToolDefinition } from '../core/tool.js';
-import { namespaced, prefixOf, type ToolTransforms, transformTools } from './transforms.js';
+import {
+  namespaced,
+  prefixedUri,
+  prefixOf,
+  type ToolTransforms,
+  transformTools,
+  unprefixedUri,
+} from './transforms.js';
 
 /** Options of `mount`. */
 export interface MountOptions {
@@ -43,7 +50,12 @@ export function mount(server: ToolServer, options: MountOptions): MountedServer 
         ...resource,
         name: namespaced(prefix, resource.name),
         uri: prefixedUri(prefix, resource.uri),
-        read: (ctx) => server.resources.read(resource.uri, ctx),
+        // The contents name the URI the host serves (a view's host reads `uri` back), as the gateway's do.
+        read: async (ctx) =>
+          (await server.resources.read(resource.uri, ctx)).map((c) => ({
+            ...c,
+            uri: c.uri === resource.uri ? prefixedUri(prefix, c.uri) : c.uri,
+          })),
       }),
     ),
     resourceTemplates: server.resources.templates().map(
@@ -62,21 +74,4 @@ export function mount(server: ToolServer, options: MountOptions): MountedServer 
       }),
     ),
   };
-}
-
-/**
- * `scheme://rest` as `scheme://prefix/rest` (FastMCP's path form), so that two mounted servers' resources never
- * collide and a read finds its server by the URI alone. A URI without `://` gets `prefix/` in front.
- */
-export function prefixedUri(prefix: string, uri: string): string {
-  const at = uri.indexOf('://');
-  return at < 0 ? `${prefix}/${uri}` : `${uri.slice(0, at + 3)}${prefix}/${uri.slice(at + 3)}`;
-}
-
-/** The URI the mounted server knows, from the host's (the inverse of `prefixedUri`). */
-export function unprefixedUri(prefix: string, uri: string): string {
-  const at = uri.indexOf('://');
-  const head = at < 0 ? '' : uri.slice(0, at + 3);
-  const rest = at < 0 ? uri : uri.slice(at + 3);
-  return rest.startsWith(`${prefix}/`) ? `${head}${rest.slice(prefix.length + 1)}` : uri;
 }

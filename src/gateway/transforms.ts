@@ -1,3 +1,4 @@
+import { defaultViewUri } from '../core/apps/ui.js';
 import { McpLiteError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool.js';
 
@@ -40,7 +41,8 @@ export function namespaced(prefix: string | undefined, name: string): string {
 
 /**
  * Applies `transforms` and the prefix to tool definitions (their handlers still call the upstream by its own
- * name: they close over it). A name that the transforms name but the upstream lacks is reported through `unknown`,
+ * name: they close over it). A tool's view (MCP Apps) is namespaced as its resource is (`prefixedUri`): the tool
+ * links to the prefixed `ui://` URI, which the source serves with its other resources. A name that the transforms name but the upstream lacks is reported through `unknown`,
  * so that a typo in a config is one log line rather than silence.
  */
 export function transformTools(
@@ -70,7 +72,31 @@ export function transformTools(
     if (exclude.has(tool.name)) continue;
     const name = namespaced(prefix, rename[tool.name] ?? tool.name);
     const description = describe[tool.name];
-    out.push({ ...tool, name, ...(description !== undefined ? { description } : {}) });
+    out.push({
+      ...tool,
+      name,
+      ...(description !== undefined ? { description } : {}),
+      ...(tool.ui && prefix
+        ? { ui: { uri: prefixedUri(prefix, tool.ui.uri ?? defaultViewUri(tool.name)) } }
+        : {}),
+    });
   }
   return out;
+}
+
+/**
+ * `scheme://rest` as `scheme://prefix/rest` (FastMCP's path form), so that two mounted servers' resources never
+ * collide and a read finds its server by the URI alone. A URI without `://` gets `prefix/` in front.
+ */
+export function prefixedUri(prefix: string, uri: string): string {
+  const at = uri.indexOf('://');
+  return at < 0 ? `${prefix}/${uri}` : `${uri.slice(0, at + 3)}${prefix}/${uri.slice(at + 3)}`;
+}
+
+/** The URI the mounted server knows, from the host's (the inverse of `prefixedUri`). */
+export function unprefixedUri(prefix: string, uri: string): string {
+  const at = uri.indexOf('://');
+  const head = at < 0 ? '' : uri.slice(0, at + 3);
+  const rest = at < 0 ? uri : uri.slice(at + 3);
+  return rest.startsWith(`${prefix}/`) ? `${head}${rest.slice(prefix.length + 1)}` : uri;
 }

@@ -1,13 +1,15 @@
 import type { Client } from '../client/client.js';
+import type { ToolInfo } from '../client/types.js';
+import { viewUriOf } from '../client/views.js';
+import { APP_MIME_TYPE } from '../core/apps/ui.js';
 import type { ResourceContents } from '../core/content.js';
 import { McpLiteError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import type { PromptDefinition } from '../core/prompts.js';
-import type { ResourceDefinition, ResourceTemplateDefinition } from '../core/resources.js';
+import type { ResourceDefinition, ResourceTemplateDefinition, WireResource } from '../core/resources.js';
 import type { BoundedRun } from './bounded-run.js';
-import { prefixedUri, unprefixedUri } from './mount.js';
 import type { SourceExtras } from './source.js';
-import { namespaced } from './transforms.js';
+import { namespaced, prefixedUri, unprefixedUri } from './transforms.js';
 import type { GatewayUpstream } from './upstream.js';
 
 /** Its title and description with control characters shown, as the gateway re-serves a tool's. */
@@ -16,6 +18,21 @@ function shown(entry: { title?: string; description?: string }): { title?: strin
     ...(entry.title !== undefined ? { title: printable(entry.title, false) } : {}),
     ...(entry.description !== undefined ? { description: printable(entry.description) } : {}),
   };
+}
+
+/**
+ * The views (MCP Apps) the upstream's tools link to but its `resources/list` leaves out (the spec lets a server
+ * omit them): the gateway serves them with its other resources, so that every link it re-serves resolves.
+ */
+function unlistedViews(tools: readonly ToolInfo[], resources: readonly WireResource[]): WireResource[] {
+  const listed = new Set(resources.map((r) => r.uri));
+  const views = new Map<string, WireResource>();
+  for (const tool of tools) {
+    const uri = viewUriOf(tool);
+    if (uri === undefined || listed.has(uri) || views.has(uri)) continue;
+    views.set(uri, { uri, name: `${tool.name}_view`, mimeType: APP_MIME_TYPE });
+  }
+  return [...views.values()];
 }
 
 /** Options of `upstreamExtrasLister`. */
@@ -54,11 +71,13 @@ export function upstreamExtrasLister(
   // The contents name the URI the client asked for (the gateway's), not the one only the upstream knows.
   const served = (contents: ResourceContents[]) => contents.map((c) => ({ ...c, uri: uriOf(c.uri) }));
   return async () => {
-    const [resources, templates, prompts] = await Promise.all([
+    const [listedResources, templates, prompts, tools] = await Promise.all([
       listed((client) => client.listResources()),
       listed((client) => client.listResourceTemplates()),
       listed((client) => client.listPrompts()),
+      listed((client) => client.listTools()),
     ]);
+    const resources = [...listedResources, ...unlistedViews(tools, listedResources)].slice(0, max);
     return {
       resources: resources.map(
         (resource): ResourceDefinition => ({

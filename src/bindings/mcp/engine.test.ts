@@ -194,8 +194,10 @@ describe('McpEngine', () => {
   it('declares the tasks extension on the stateless revision only, and only with promises', () => {
     const withPromises = createServer({ tools });
     const e = new McpEngine(withPromises, {}, taskRegistryFor(withPromises));
-    expect(e.capabilities(true).extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
-    expect(e.capabilities(false).extensions).toBeUndefined();
-    expect(engine().capabilities(true).extensions).toBeUndefined();
+    // MCP Apps is declared on every revision, beside it.
+    const apps = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
+    expect(e.capabilities(true).extensions).toEqual({ 'io.modelcontextprotocol/tasks': {}, ...apps });
+    expect(e.capabilities(false).extensions).toEqual(apps);
+    expect(engine().capabilities(true).extensions).toEqual(apps);
   });
 });

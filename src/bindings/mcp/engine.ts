@@ -1,3 +1,4 @@
+import { clientSpeaksApps } from '../../core/apps/ui.js';
 import { McpLiteError } from '../../core/errors.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
@@ -5,6 +6,7 @@ import type { WireTool } from '../../core/tool.js';
 import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
+import { resourcesFor, withAppsCapability, withToolUi } from './apps.js';
 import { paginate } from './cursor.js';
 import type { Exchange } from './exchange.js';
 import { Flights } from './flights.js';
@@ -84,8 +86,11 @@ export class McpEngine {
   private readonly toolCalls: ToolCalls;
   /** The 2025-11-25 revision's experimental tasks, when promises are on. */
   private readonly handshakeTasks: HandshakeTasks | undefined;
-  /** The listing as sent, by whether it carries the 2025-11-25 tasks' `execution` (one entry each). */
-  private readonly toolsCache = new Map<boolean, { version: number; tools: Record<string, unknown>[] }>();
+  /**
+   * The listing as sent, by what it carries: the 2025-11-25 tasks' `execution`, and MCP Apps' views and app-only
+   * tools (one entry per combination, keyed `tasks|apps`).
+   */
+  private readonly toolsCache = new Map<string, { version: number; tools: Record<string, unknown>[] }>();
 
   constructor(
     readonly server: ToolServer,
@@ -109,7 +114,7 @@ export class McpEngine {
     if (!this.server.resources.empty) caps.resources = { subscribe: true, listChanged: true };
     if (!this.server.prompts.empty || this.nativePrompts.size > 0) caps.prompts = { listChanged: true };
     if (stateless && this.tasks) caps.extensions = { 'io.modelcontextprotocol/tasks': {} };
-    return caps;
+    return withAppsCapability(caps);
   }
 
   /** `initialize`: negotiates the revision (the draft's `mcpVersion` is read too). */
@@ -198,7 +203,10 @@ export class McpEngine {
       case 'resources/list':
         return this.page(
           'resources',
-          await server.operate('resources/list', undefined, undefined, x, () => server.resources.list()),
+          resourcesFor(
+            await server.operate('resources/list', undefined, undefined, x, () => server.resources.list()),
+            clientSpeaksApps(x.clientCapabilities),
+          ),
           params.cursor,
         );
       case 'resources/templates/list':
@@ -214,7 +222,7 @@ export class McpEngine {
         return {
           contents: await server.operate('resources/read', uri, undefined, x, () =>
             this.flights.run(m, x, (flight) =>
-              server.resources.read(params.uri, { signal: flight.signal, principal: x.principal }),
+              server.resources.read(params.uri, { signal: flight.signal, principal: x.principal, caller: x }),
             ),
           ),
         };
@@ -310,15 +318,18 @@ export class McpEngine {
    * when the catalog changes; one a middleware changed, per request.
    */
   private async mcpTools(x: Exchange): Promise<Record<string, unknown>[]> {
-    const catalog = this.server.listTools();
-    const listed = this.server.listToolsFor(x);
+    // A client that declared MCP Apps gets the app-only tools and each tool's view (apps.ts); others, text tools.
+    const apps = clientSpeaksApps(x.clientCapabilities);
+    const catalog = this.server.catalog.listing(apps);
+    const listed = this.server.listToolsFor(x, apps);
     const listing = listed instanceof Promise ? await listed : listed;
     const tasks = this.handshakeTasks?.applies(x) === true;
-    if (listing !== catalog) return this.toMcpTools(listing.tools, tasks);
-    let cached = this.toolsCache.get(tasks);
+    if (listing !== catalog) return this.toMcpTools(listing.tools, tasks, apps);
+    const key = `${tasks}|${apps}`;
+    let cached = this.toolsCache.get(key);
     if (cached?.version !== listing.version) {
-      cached = { version: listing.version, tools: this.toMcpTools(listing.tools, tasks) };
-      this.toolsCache.set(tasks, cached);
+      cached = { version: listing.version, tools: this.toMcpTools(listing.tools, tasks, apps) };
+      this.toolsCache.set(key, cached);
     }
     return cached.tools;
   }
@@ -326,17 +337,21 @@ export class McpEngine {
   /**
    * The tools as MCP lists them; with `tasks` (a 2025-11-25 session), each core user tool says it may run as a task
    * (`execution.taskSupport`), so that the SDK's `callToolStream` asks for one (its `callTool` still answers in
-   * the call). Native tools answer their call themselves, and the system tools are the promise flow itself.
+   * the call). Native tools answer their call themselves, and the system tools are the promise flow itself. With
+   * `apps` (a client that declared MCP Apps), each tool carries its view (`apps.ts`).
    */
-  private toMcpTools(tools: readonly WireTool[], tasks: boolean): Record<string, unknown>[] {
+  private toMcpTools(tools: readonly WireTool[], tasks: boolean, apps: boolean): Record<string, unknown>[] {
     const native = [...this.native.values()]
       .map((t) => t.tool)
       .filter((t) => !this.server.catalog.get(t.name));
     const user = tools.filter((t) => t['@type'] !== 'system');
     const system = tools.filter((t) => t['@type'] === 'system');
     // A long-running tool lists no outputSchema: its result is always a promise (ToolCalls agrees).
-    const mcp = (t: WireTool) =>
-      toMcpTool(t, this.server.catalog.get(t.name)?.longRunningEstimateMs !== undefined);
+    const mcp = (t: WireTool) => {
+      const compiled = this.server.catalog.get(t.name);
+      const tool = toMcpTool(t, compiled?.longRunningEstimateMs !== undefined);
+      return apps ? withToolUi(tool, compiled) : tool;
+    };
     const listed = tasks ? user.map((t) => ({ ...mcp(t), execution: TASK_EXECUTION })) : user.map(mcp);
     return [...listed, ...native, ...system.map(mcp)];
   }
