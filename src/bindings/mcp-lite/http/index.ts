@@ -14,7 +14,7 @@ import {
   wantsEventStream,
 } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
-import { idOf, isObject, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
+import { idOf, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
 import type { StreamBoundOptions } from '../../common/outbound-stream.js';
 import { listPrompts, renderPrompt } from '../../common/prompts.js';
 import { createMcpLiteRpc, resultResponse } from '../rpc.js';
