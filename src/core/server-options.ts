@@ -1,4 +1,5 @@
 import type { Authenticate } from './auth.js';
+import type { ServerCardOptions } from './discovery/server-card.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import type { LoggerLike } from './logger.js';
 import type { CallObserver } from './observer.js';
@@ -20,6 +21,16 @@ export interface ToolServerOptions {
   name?: string;
   /** Server version, sent as `_meta.server_version`. Default "0.0.0". */
   version?: string;
+  /** A human-readable title of the server (its Server Card's `title`). */
+  title?: string;
+  /** What the server does, in a line (its Server Card's `description`, cut to 100 characters). */
+  description?: string;
+  /**
+   * The Server Card served at `<mcp path>/server-card` and listed in `/.well-known/ai-catalog.json`: its reverse-DNS
+   * name, links, icons, public origin (docs/discovery.md). `false` serves neither. Default: a card from `name`,
+   * `version`, `title` and `description`, listing the server's own MCP endpoints.
+   */
+  card?: ServerCardOptions | false;
   /**
    * Where promises live. Without a store there are no promises: no `redeem`, no long-running tools. With one,
    * `redeem` and `cancel` are listed only when a tool can return a promise: a long-running tool, or an answer

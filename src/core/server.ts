@@ -72,6 +72,8 @@ export class ToolServer {
   readonly name: string;
   /** Server version (`_meta.server_version`). */
   readonly version: string;
+  /** What discovery documents say of the server (`title`, `description`, `card`): docs/discovery.md. */
+  readonly discovery: Pick<ToolServerOptions, 'title' | 'description' | 'card'>;
   /** The logger. */
   readonly logger: Logger;
   /** The authentication hook, if any. */
@@ -113,6 +115,7 @@ export class ToolServer {
   constructor(options: ToolServerOptions) {
     this.name = options.name ?? 'mcplite';
     this.version = options.version ?? '0.0.0';
+    this.discovery = { title: options.title, description: options.description, card: options.card };
     this.logger = toLogger(options.logger);
     this.logArguments = options.logArguments === true;
     this.authenticate = options.authenticate;
