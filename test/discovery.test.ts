@@ -53,7 +53,7 @@ describe('a served Server Card and AI Catalog', () => {
       title: 'Weather',
       description: 'Forecasts and current conditions for any city.',
       tools,
-      middleware: [visibleTools((tool, caller) => tool.name !== HIDDEN || caller.principal === 'admin')],
+      middleware: [visibleTools((tool, caller) => tool.name !== HIDDEN || caller.principal?.id === 'admin')],
       card: {
         name: 'com.example/weather',
         websiteUrl: 'https://example.com/weather',
