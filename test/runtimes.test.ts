@@ -70,7 +70,10 @@ for (const launcher of runtimeLaunchers()) {
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       const card = await res.json();
       expect(cardErrors(card)).toEqual([]);
-      expect(card).toMatchObject({ name: 'test.mcplite/runtimes', remotes: [{ url: `${running.url}/mcp` }, {}] });
+      expect(card).toMatchObject({
+        name: 'test.mcplite/runtimes',
+        remotes: [{ url: `${running.url}/mcp` }, {}],
+      });
       const etag = res.headers.get('etag') ?? '';
       const cached = await fetch(`${running.url}/mcp/server-card`, { headers: { 'if-none-match': etag } });
       expect(cached.status).toBe(304);

@@ -7,6 +7,7 @@ import type { Binding } from '../client/types.js';
 import { bearerAuth } from '../core/auth.js';
 import { McpLiteError } from '../core/errors.js';
 import { createServer } from '../create-server.js';
+import { gatewayCatalog } from '../gateway/catalog.js';
 import { type EntryOAuth, parseGatewayConfig } from '../gateway/config.js';
 import { Gateway } from '../gateway/gateway.js';
 import { entrySource } from '../gateway/open-entry.js';
@@ -173,6 +174,8 @@ export function registerProxy(program: Command): void {
       grpcPort: o.grpcPort,
       readiness: state ? () => Promise.all([readiness(), state.readiness()]).then(() => {}) : readiness,
       ...(state ? { sessionStore: state.sessionStore } : {}),
+      // The AI Catalog lists a card for each server the proxy exposes.
+      aiCatalog: { sources: [gatewayCatalog(gateway, server)] },
     });
     started = true;
     if (otel) flushOnClose(running, otel);

@@ -30,10 +30,16 @@ export interface RequestOrigin {
   host: string;
 }
 
+/** A catalog request as its sources see it: where it was made, and the MCP endpoints served there. */
+export interface CatalogRequest extends RequestOrigin {
+  /** The endpoints of the assembly answering it (for inline cards of what is reached through them). */
+  remotes: CardRemote[];
+}
+
 /** Something that contributes entries to an origin's AI Catalog: an assembled handler, a gateway. */
 export interface CatalogSource {
   /** The entries it lists for a request made at `at`. */
-  catalogEntries(at: RequestOrigin): AiCatalogEntry[];
+  catalogEntries(at: CatalogRequest): AiCatalogEntry[];
 }
 
 /** The endpoints of the assembly the card lists. */
@@ -101,6 +107,10 @@ export function createDiscoveryHandler(
           },
         ]
       : [];
+  const entries = (at: RequestOrigin): AiCatalogEntry[] => {
+    const request = { ...at, remotes: ownRemotes(server, endpoints, at.origin) };
+    return [...own(at), ...sources.flatMap((s) => s.catalogEntries(request))];
+  };
   const handler: NeutralHandler = (request) => {
     if (options && request.path === cardPath) {
       const at = originOf(request, options.baseUrl);
@@ -115,16 +125,13 @@ export function createDiscoveryHandler(
     }
     if (catalog && request.path === AI_CATALOG_PATH) {
       const at = originOf(request, options?.baseUrl);
-      const document = () => aiCatalog([...own(at), ...sources.flatMap((s) => s.catalogEntries(at))]);
+      const document = () => aiCatalog(entries(at));
       // Sources may change (a gateway's upstreams): the catalog is rendered per request, its ETag still spares the body.
       return Promise.resolve(reply(request, AI_CATALOG_TYPE, maxAge, catalogs.fresh(document)));
     }
     return undefined;
   };
-  return {
-    handler,
-    catalogEntries: (at) => [...own(at), ...sources.flatMap((s) => s.catalogEntries(at))],
-  };
+  return { handler, catalogEntries: entries };
 }
 
 /** The server's own endpoints at `origin`, each with its revisions and the header auth asks for. */
