@@ -14,6 +14,12 @@ export type { CallRequest } from './core/call-request.js';
 export { callerKey } from './core/caller.js';
 export type { Listing } from './core/catalog.js';
 export { type ContentBlock, type ResourceContents, type RichContent, richContent } from './core/content.js';
+export type {
+  CardIcon,
+  CardRemote,
+  CardRepository,
+  ServerCardOptions,
+} from './core/discovery/server-card.js';
 export type { ElicitationReply } from './core/elicitations.js';
 export { ERROR_CODES, type ErrorCode, McpLiteError } from './core/errors.js';
 export type { NeutralHandler, NeutralRequest, NeutralResponse } from './core/http.js';
@@ -71,6 +77,7 @@ export type {
   SessionStoreOptions,
   TaskResumeData,
 } from './core/session-state.js';
+export type { SkillDefinition, SkillEntry, SkillFile } from './core/skills/skills.js';
 export {
   defineTool,
   type ElicitationAnswers,

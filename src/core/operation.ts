@@ -20,7 +20,10 @@ export type OperationMethod =
   | 'prompts/list'
   | 'prompts/get'
   | 'completion/complete'
-  | 'logging/setLevel';
+  | 'logging/setLevel'
+  | 'skills/list'
+  | 'skills/get'
+  | 'resources/directory/read';
 
 /** Who is calling, as every binding describes it (`op.caller`). */
 export interface OperationCaller {

@@ -8,6 +8,7 @@ import type { PromiseStore } from './promises/store.js';
 import type { PromptDefinition } from './prompts.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
+import type { SkillDefinition } from './skills/skills.js';
 import type { TelemetryOptions } from './telemetry/telemetry-options.js';
 import type { ToolDefinition } from './tool.js';
 import type { WebtoolDefinition } from './webtools.js';
@@ -114,6 +115,12 @@ export interface ToolServerOptions {
   middleware?: readonly Middleware[];
   /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
   resources?: readonly ResourceDefinition[];
+  /**
+   * Agent Skills (`io.modelcontextprotocol/skills`): each a `SKILL.md` and its files, served as `skill://`
+   * resources with `skills/list`, `skills/get` and `resources/directory/read` on MCP. Read a directory of them with
+   * `loadSkills` (`mcplite/node`). Checked and bounded here (512 files, 16 MiB per skill). docs/discovery.md.
+   */
+  skills?: readonly SkillDefinition[];
   /** Resource templates (RFC 6570 URI templates). */
   resourceTemplates?: readonly ResourceTemplateDefinition[];
   /** Prompt templates, defined once (MCP prompts, MCP-lite HTTP `prompts`). */

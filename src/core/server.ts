@@ -29,6 +29,7 @@ import { PromptCatalog } from './prompts.js';
 import { type RateLimiter, rateLimiterOf } from './rate-limit.js';
 import { ResourceCatalog } from './resources.js';
 import type { ToolServerOptions } from './server-options.js';
+import { SkillCatalog } from './skills/skills.js';
 import {
   CANCEL_TOOL,
   offerSystemTools,
@@ -80,8 +81,10 @@ export class ToolServer {
   readonly authenticate: Authenticate | undefined;
   /** The promise manager, when a store was given. */
   readonly promises: PromiseManager | undefined;
-  /** Resources and resource templates. */
+  /** Resources and resource templates (skill files among them). */
   readonly resources: ResourceCatalog;
+  /** The Agent Skills served, when any (`ToolServerOptions.skills`). */
+  readonly skills: SkillCatalog | undefined;
   /** Prompt templates. */
   readonly prompts: PromptCatalog;
   /** The webtools (declared, or the catalog as one). */
@@ -136,7 +139,12 @@ export class ToolServer {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
     }
     this.catalog = new Catalog([], reserved);
-    this.resources = new ResourceCatalog(options.resources, options.resourceTemplates);
+    this.skills = options.skills?.length ? new SkillCatalog(options.skills) : undefined;
+    const skillFiles = this.skills?.resources() ?? [];
+    this.resources = new ResourceCatalog(
+      [...(options.resources ?? []), ...skillFiles],
+      options.resourceTemplates,
+    );
     this.prompts = new PromptCatalog(options.prompts);
     if (this.store) {
       const queue: WorkQueue =
