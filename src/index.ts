@@ -87,6 +87,7 @@ export {
   type ToolHandler,
   type TypedTool,
 } from './core/tool.js';
+export { type ToolSearch, type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
 export { type AssembledHandler, createHandler, type HandlerOptions } from './create-handler.js';
 export { createServer, type ServerOptions } from './create-server.js';
