@@ -25,9 +25,9 @@ export class Bm25Index {
       const terms = termsOf(tool);
       for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
       for (const [term, tf] of counts) {
-        let list = this.postings.get(term);
-        if (!list) this.postings.set(term, (list = []));
-        list.push({ doc, tf });
+        const list = this.postings.get(term);
+        if (list) list.push({ doc, tf });
+        else this.postings.set(term, [{ doc, tf }]);
       }
       this.lengths.push(terms.length);
       total += terms.length;
