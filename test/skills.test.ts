@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createServer, McpLiteError, type Middleware } from '../src/index.js';
 import { loadSkills, type RunningServer, serve } from '../src/node.js';
+import { run as runCli } from './support/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-skills-'));
 const PDF_MD =
@@ -153,6 +154,37 @@ describe('skills served from a directory', () => {
       .catch((e: { code: number }) => e.code);
     expect(hidden).toBe(unknown);
     expect(typeof hidden).toBe('number');
+  });
+});
+
+describe('mcplite skills', () => {
+  it('lists the skills of a server and prints one', { timeout: 60_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcplite-skills-cli-'));
+    mkdirSync(join(root, 'pdf-processing'));
+    writeFileSync(join(root, 'pdf-processing', 'SKILL.md'), PDF_MD);
+    const running = await serve(createServer({ name: 's', tools: [], skills: await loadSkills(root) }), {
+      port: 0,
+      grpc: false,
+    });
+    try {
+      const listed = runCli(['skills', `${running.url}/mcp`, '--json']);
+      expect(await listed.exited, listed.stderr()).toBe(0);
+      expect(JSON.parse(listed.stdout())).toEqual({
+        skills: [
+          {
+            name: 'pdf-processing',
+            description: 'Extract, fill, and assemble PDF documents',
+            uri: 'skill://pdf-processing/SKILL.md',
+          },
+        ],
+      });
+      const shown = runCli(['skills', `${running.url}/mcp`, 'pdf-processing']);
+      expect(await shown.exited, shown.stderr()).toBe(0);
+      expect(shown.stdout()).toBe(PDF_MD);
+    } finally {
+      await running.close(1000);
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,8 +7,10 @@ import {
   type ConnectOptions,
   connect,
   createLock,
+  listSkills,
   McpLiteError,
   type PromiseProgress,
+  readSkill,
 } from '../client/index.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
@@ -39,7 +41,7 @@ interface TargetOptions extends OAuthFlags {
   timeout?: number;
 }
 
-/** Registers `tools`, `call`, `redeem`, `cancel` and `lock`: the client side of the CLI. */
+/** Registers `tools`, `skills`, `call`, `redeem`, `cancel` and `lock`: the client side of the CLI. */
 export function registerClientCommands(program: Command): void {
   withTarget(
     program.command('tools').description('list the tools of a server (any binding, or an MCP command line)'),
@@ -50,6 +52,26 @@ export function registerClientCommands(program: Command): void {
         const tools = await client.listTools();
         process.stdout.write(
           o.json ? `${JSON.stringify({ tools }, null, 2)}\n` : toolsTable(tools, isFancy(process.stdout)),
+        );
+      }),
+    );
+
+  withTarget(program.command('skills').description("list a server's Agent Skills, or print one's SKILL.md"))
+    .argument('[name]', 'the skill to print')
+    .option('--json', 'print {"skills":[...]}')
+    .action((target: string, name: string | undefined, o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client, signal) => {
+        if (name !== undefined) {
+          process.stdout.write(printable(await readSkill(client, name, 'SKILL.md', { signal })));
+          return;
+        }
+        const skills = await listSkills(client, { signal });
+        process.stdout.write(
+          o.json
+            ? `${JSON.stringify({ skills }, null, 2)}\n`
+            : skills
+                .map((s) => `${printable(s.name, false)}  ${printable(s.description ?? '', false)}\n`)
+                .join(''),
         );
       }),
     );

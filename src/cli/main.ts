@@ -22,7 +22,7 @@ const COMMAND_FILES: readonly { names: readonly string[]; load: () => Promise<Re
   { names: ['dev'], load: async () => (await import('./dev-command.js')).registerDev },
   { names: ['worker'], load: async () => (await import('./worker-command.js')).registerWorker },
   {
-    names: ['tools', 'call', 'redeem', 'cancel', 'lock'],
+    names: ['tools', 'skills', 'call', 'redeem', 'cancel', 'lock'],
     load: async () => (await import('./client-commands.js')).registerClientCommands,
   },
   { names: ['proxy'], load: async () => (await import('./proxy-command.js')).registerProxy },

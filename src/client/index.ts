@@ -11,6 +11,7 @@ export { bindingOf, splitCommand } from './detect.js';
 export { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 export { checkLock, createLock, isLockfile, type LockChange, lockMismatch, readLockfile } from './lock.js';
 export { memoryOAuthStore, type OAuthOptions, type OAuthRecord, type OAuthStore } from './oauth.js';
+export { type ListedSkill, listSkills, readSkill } from './skills.js';
 export type { CallArgs, ToolOutput, ToolSet, TypedOutcome } from './typed.js';
 export type {
   AnswerOutcome,
