@@ -14,6 +14,7 @@ import { STATELESS_REVISION } from '../src/bindings/mcp/revisions.js';
 import { createHandler } from '../src/create-handler.js';
 import { bearerAuth, createServer, defineTool, visibleTools } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
+import { run as runCli } from './support/cli-process.js';
 import { cardErrors, catalogErrors, DISCOVERY_SPEC } from './support/discovery-schemas.js';
 
 const HIDDEN = 'admin_rotate_keys_hidden';
@@ -156,6 +157,16 @@ describe('a served Server Card and AI Catalog', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('is a target of mcplite tools: the CLI connects to the remote the card lists', {
+    timeout: 60_000,
+  }, async () => {
+    const cli = runCli(['tools', `${running.url}/mcp/server-card`, '--json']);
+    expect(await cli.exited, cli.stderr()).toBe(0);
+    const names = (JSON.parse(cli.stdout()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toContain('weather');
+    expect(names).not.toContain(HIDDEN);
   });
 
   it('serves the card of a protected server without a token, naming the header it needs', async () => {

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
+import { endpointOfCard, isCardTarget } from '../client/card-target.js';
 import {
   bindingOf,
   type CallOutcome,
@@ -237,8 +238,10 @@ async function run(
   const options = connectOptions(o);
   const signIn = options.token || bindingOf(target) === 'stdio' ? undefined : cliOAuth(o, signal);
   try {
+    // A Server Card URL: the endpoint it lists.
+    const endpoint = isCardTarget(target) ? await endpointOfCard(target, signal) : target;
     client = await connectWithin(
-      target,
+      endpoint,
       signIn ? { ...options, oauth: signIn.oauth } : options,
       signal,
       o.timeout,
