@@ -27,6 +27,7 @@ const COMMAND_FILES: readonly { names: readonly string[]; load: () => Promise<Re
   },
   { names: ['proxy'], load: async () => (await import('./proxy-command.js')).registerProxy },
   { names: ['inspect'], load: async () => (await import('./inspect-command.js')).registerInspect },
+  { names: ['server-json'], load: async () => (await import('./server-json-command.js')).registerServerJson },
   { names: ['login', 'logout'], load: async () => (await import('./login-command.js')).registerLogin },
 ];
 

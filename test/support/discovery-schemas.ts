@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
@@ -66,4 +67,18 @@ export function catalogErrors(catalog: unknown): string[] {
   return catalogValidator(catalog)
     ? []
     : (catalogValidator.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+/** The registry's server.json schema (draft-07), compiled apart from the 2020-12 ones above. */
+const registry = new Ajv({ strict: false, allErrors: true });
+addFormats(registry);
+const serverJsonValidator = registry.compile(
+  JSON.parse(readFileSync(join(DISCOVERY_SPEC, 'registry-server-json/server.schema.json'), 'utf8')),
+);
+
+/** The errors of a registry server.json (empty when valid). */
+export function serverJsonErrors(document: unknown): string[] {
+  return serverJsonValidator(document)
+    ? []
+    : (serverJsonValidator.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
