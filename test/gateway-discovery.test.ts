@@ -2,7 +2,8 @@
  * A gateway's AI Catalog (docs/discovery.md): three real upstream servers behind the gateway of
  * `mcplite proxy --config`, and the gateway's `/.well-known/ai-catalog.json` lists its own card and one inline card
  * per upstream, each valid against the card schema, reached through the gateway's endpoints (an upstream's own,
- * often private, address is never published), and the gateway's MCP endpoint named there serves their tools.
+ * often private, address is never published), and the gateway's MCP endpoint named there serves their tools,
+ * through tool search (`toolSearch`, `mcplite proxy --tool-search`) over the upstreams' catalog.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,9 +27,10 @@ describe('a gateway of three upstreams', () => {
       });
       upstreams.push(await serve(server, { port: 0, grpc: false }));
     }
-    gw = await startGateway({
-      mcpServers: Object.fromEntries(NAMES.map((name, i) => [name, { url: `${upstreams[i]!.url}/mcp` }])),
-    });
+    gw = await startGateway(
+      { mcpServers: Object.fromEntries(NAMES.map((name, i) => [name, { url: `${upstreams[i]!.url}/mcp` }])) },
+      { server: { toolSearch: true } },
+    );
   }, 60_000);
   afterAll(async () => {
     await gw?.close();
@@ -58,7 +60,7 @@ describe('a gateway of three upstreams', () => {
     for (const upstream of upstreams) expect(text).not.toContain(upstream.url);
   });
 
-  it("serves each upstream's tools at the endpoint its card names", async () => {
+  it("serves each upstream's tools at the endpoint its card names, searchable (toolSearch)", async () => {
     const catalog = (await (await fetch(`${gw.running.url}/.well-known/ai-catalog.json`)).json()) as {
       entries: { data?: { remotes: { type: string; url: string }[] } }[];
     };
@@ -66,8 +68,12 @@ describe('a gateway of three upstreams', () => {
     const client = new Client({ name: 'gateway-discovery', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(remote.url)));
     try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(NAMES.map((name) => `${name}_ping`)));
+      // The gateway searches its upstreams' tools: two tools listed, the upstream's found and called.
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
+      const found = await client.callTool({ name: 'search_tools', arguments: { query: 'ping tickets' } });
+      expect((found.structuredContent as { tools: { name: string }[] }).tools[0]!.name).toBe('tickets_ping');
+      const called = await client.callTool({ name: 'call_tool', arguments: { name: 'tickets_ping' } });
+      expect(JSON.stringify(called.content)).toContain('tickets');
     } finally {
       await client.close();
     }

@@ -38,6 +38,7 @@ interface ProxyOptions {
   grpcPort: number | false;
   token?: string[];
   answerBudget: number;
+  toolSearch?: boolean;
   binding?: Binding;
   upstreamToken?: string;
   callTimeout?: number;
@@ -72,6 +73,10 @@ export function registerProxy(program: Command): void {
     .option('--grpc-port <n>', 'gRPC port, or "off"', portOrOff, 50051)
     .option('--token <token...>', 'require this bearer token from clients (repeatable)')
     .option('--answer-budget <ms>', 'calls running longer than this become promises', integer(1), 10_000)
+    .option(
+      '--tool-search',
+      'list a search tool and a call tool instead of every upstream tool (docs/discovery.md)',
+    )
     .addOption(
       new Option('--binding <binding>', 'how to reach the <target> upstream (default: detect)').choices([
         'mcp-lite-http',
@@ -122,6 +127,7 @@ export function registerProxy(program: Command): void {
       name: 'mcplite-proxy',
       tools: [],
       answerBudgetMs: o.answerBudget,
+      ...(o.toolSearch ? { toolSearch: true } : {}),
       logger,
       ...(o.token && o.token.length > 0 ? { authenticate: bearerAuth(o.token) } : {}),
       ...(state

@@ -60,10 +60,12 @@ export async function startGateway(
     defaults?: Partial<EntryDefaults>;
     gateway?: GatewayServeOptions;
     strict?: boolean;
+    /** Options of the gateway's own server (e.g. `toolSearch`). */
+    server?: { toolSearch?: boolean };
   } = {},
 ): Promise<InProcessGateway> {
   const logger = recordingLogger();
-  const server = createServer({ name: 'gateway', tools: [], logger });
+  const server = createServer({ name: 'gateway', tools: [], logger, ...options.server });
   const gateway = new Gateway(server, { logger, ...options.gateway });
   try {
     const entries = parseGatewayConfig(JSON.stringify(config), options.env ?? process.env);
