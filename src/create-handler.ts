@@ -118,12 +118,12 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
   const discovery = createDiscoveryHandler(
     server,
     {
-      mcpPath: mcp === undefined ? undefined : ((options.mcp || {}).path ?? '/mcp'),
+      mcpPath: mcp === undefined ? undefined : (on(options.mcp)?.path ?? '/mcp'),
       mcpRevisions: SUPPORTED_REVISIONS,
-      ssePath: legacySse === undefined ? undefined : ((options.legacySse || {}).ssePath ?? '/sse'),
+      ssePath: legacySse === undefined ? undefined : (on(options.legacySse)?.ssePath ?? '/sse'),
       sseRevisions: HANDSHAKE_REVISIONS,
     },
-    [...composed, ...((options.aiCatalog || {}).sources ?? [])],
+    [...composed, ...(on(options.aiCatalog)?.sources ?? [])],
     options.aiCatalog !== false,
   );
   let handler = composeHandlers(
@@ -156,6 +156,11 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
       legacySse?.close();
     },
   });
+}
+
+/** A block's options when it is on (`false` and absent both give undefined). */
+function on<T extends object>(block: T | false | undefined): T | undefined {
+  return block === false ? undefined : block;
 }
 
 function isCatalogSource(handler: NeutralHandler): handler is NeutralHandler & CatalogSource {
