@@ -1,3 +1,4 @@
+/// <reference path="./js-yaml.d.ts" />
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { McpLiteError } from '../errors.js';
 
