@@ -1,18 +1,20 @@
 /**
- * The discovery documents' schemas, read from the shared spec copies (/work/shared/spec/discovery, else the
- * `MCPLITE_DISCOVERY_SPEC` directory): the Server Card's published JSON Schema (a card is checked against
+ * The discovery documents' schemas, read from the verbatim copies in test/fixtures/discovery-spec (README.md there
+ * names each file's source and commit; `MCPLITE_DISCOVERY_SPEC` points elsewhere): the Server Card's published JSON Schema (a card is checked against
  * `#/$defs/ServerCard`, as the card repository's own example check does), and the AI Catalog's rules (the catalog
  * specification publishes prose, not a schema: `specVersion` "Major.Minor", `entries`, each an `identifier`, a
  * `type` and exactly one of `url` / `data`) written as a schema whose inline cards are checked as cards.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 /** Where the spec copies are. */
-export const DISCOVERY_SPEC = process.env.MCPLITE_DISCOVERY_SPEC ?? '/work/shared/spec/discovery';
+export const DISCOVERY_SPEC =
+  process.env.MCPLITE_DISCOVERY_SPEC ?? fileURLToPath(new URL('../fixtures/discovery-spec', import.meta.url));
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 const addFormats = ((addFormatsModule as { default?: unknown }).default ?? addFormatsModule) as (
