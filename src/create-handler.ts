@@ -1,4 +1,5 @@
 import { composeHandlers } from './bindings/common/compose.js';
+import { type CatalogSource, createDiscoveryHandler } from './bindings/common/discovery.js';
 import { createHealthHandler, Readiness, type ReadinessCheck } from './bindings/common/health.js';
 import { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
 import { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
@@ -8,6 +9,7 @@ import {
   type LegacySseOptions,
 } from './bindings/mcp/legacy-sse/index.js';
 import { pickProtocolOptions } from './bindings/mcp/protocol.js';
+import { HANDSHAKE_REVISIONS, SUPPORTED_REVISIONS } from './bindings/mcp/revisions.js';
 import {
   createMcpBinding,
   type McpBindingOptions,
@@ -58,6 +60,12 @@ export interface HandlerOptions extends HostGuardOptions {
   before?: NeutralHandler[];
   /** More handlers to serve on the same origin, tried after every binding. */
   handlers?: NeutralHandler[];
+  /**
+   * The origin's AI Catalog at `/.well-known/ai-catalog.json` (docs/discovery.md): this server's card, the cards of
+   * the assembled handlers among `before` and `handlers`, and the entries of `sources` (a gateway's upstreams).
+   * `false` leaves that path to the handlers behind. Default on.
+   */
+  aiCatalog?: false | { sources?: readonly CatalogSource[] };
 }
 
 /** The assembled handler: a `NeutralHandler`, plus the parts a host needs to share or shut down. */
@@ -72,6 +80,8 @@ export interface AssembledHandler extends NeutralHandler {
   readonly readiness: Readiness;
   /** Whether the Host/Origin guard is on. */
   readonly guarded: boolean;
+  /** The AI Catalog entries this assembly serves (its card, those of the handlers composed in it). */
+  readonly catalogEntries: CatalogSource['catalogEntries'];
   /** Ends every MCP session and stream this handler holds. */
   close(): void;
 }
@@ -104,6 +114,18 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
           ...store,
         });
   const readiness = new Readiness(options.readiness);
+  const composed = [...(options.before ?? []), ...(options.handlers ?? [])].filter(isCatalogSource);
+  const discovery = createDiscoveryHandler(
+    server,
+    {
+      mcpPath: mcp === undefined ? undefined : (on(options.mcp)?.path ?? '/mcp'),
+      mcpRevisions: SUPPORTED_REVISIONS,
+      ssePath: legacySse === undefined ? undefined : (on(options.legacySse)?.ssePath ?? '/sse'),
+      sseRevisions: HANDSHAKE_REVISIONS,
+    },
+    [...composed, ...(on(options.aiCatalog)?.sources ?? [])],
+    options.aiCatalog !== false,
+  );
   let handler = composeHandlers(
     ...[
       // First: cheap, and answered whatever the bindings' auth.
@@ -111,6 +133,8 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
       ...(options.before ?? []),
       // RFC 9728 metadata, which a client reads before it has a token (declines unless auth is OAuth).
       createProtectedResourceHandler(server),
+      // Server Card and AI Catalog: public, read before connecting, like the metadata above.
+      discovery.handler,
       mcpLite,
       webtools,
       mcp,
@@ -126,11 +150,21 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
     legacySse,
     readiness,
     guarded,
+    catalogEntries: discovery.catalogEntries,
     close() {
       mcp?.close();
       legacySse?.close();
     },
   });
+}
+
+/** A block's options when it is on (`false` and absent both give undefined). */
+function on<T extends object>(block: T | false | undefined): T | undefined {
+  return block === false ? undefined : block;
+}
+
+function isCatalogSource(handler: NeutralHandler): handler is NeutralHandler & CatalogSource {
+  return typeof (handler as Partial<CatalogSource>).catalogEntries === 'function';
 }
 
 /**

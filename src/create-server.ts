@@ -3,6 +3,7 @@ import type { PromiseStore } from './core/promises/store.js';
 import type { RateLimitOptions } from './core/rate-limit.js';
 import { ToolServer } from './core/server.js';
 import type { ToolServerOptions } from './core/server-options.js';
+import { type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
 import { MemoryPromiseStore } from './stores/memory.js';
 import { MemoryElicitationNonceStore } from './stores/memory-elicitation-nonces.js';
 import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
@@ -22,6 +23,12 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
    * `authenticate`, a caller either accepts is let in (`anyOf`).
    */
   auth?: Authenticate;
+  /**
+   * Search over a large catalog: every caller's listing shows a search tool and a call tool (plus `alwaysShow`)
+   * instead of every tool; the search ranks the tools that caller may see by name, description and schema (BM25),
+   * the call tool calls one by name through the ordinary path. `true` for the defaults. docs/discovery.md.
+   */
+  toolSearch?: boolean | ToolSearchOptions;
 }
 
 /**
@@ -29,16 +36,25 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
  * errors, a throwing handler's among them, logged to stderr unless `logger` says otherwise). Serve it with `serve`.
  */
 export function createServer(options: ServerOptions): ToolServer {
-  const { promiseStore, rateLimit, auth, ...rest } = options;
+  const { promiseStore, rateLimit, auth, toolSearch: searchOptions, ...rest } = options;
+  const search = searchOptions ? toolSearch(searchOptions === true ? {} : searchOptions) : undefined;
   const authenticate =
     auth && rest.authenticate ? anyOf(rest.authenticate, auth) : (auth ?? rest.authenticate);
   const store = promiseStore === false ? undefined : (promiseStore ?? new MemoryPromiseStore());
   const limit = typeof rateLimit === 'number' ? { requestsPerSecond: rateLimit } : rateLimit;
-  return new ToolServer({
+  const server = new ToolServer({
     ...rest,
+    ...(search
+      ? {
+          tools: [...rest.tools, ...search.tools],
+          middleware: [search.middleware, ...(rest.middleware ?? [])],
+        }
+      : {}),
     ...(authenticate ? { authenticate } : {}),
     elicitationNonceStore: rest.elicitationNonceStore ?? new MemoryElicitationNonceStore(),
     ...(store ? { promiseStore: store } : {}),
     ...(limit ? { rateLimit: { ...limit, store: limit.store ?? new MemoryRateLimitStore() } } : {}),
   });
+  search?.attach(server);
+  return server;
 }

@@ -32,6 +32,12 @@ export type { CallRequest } from './core/call-request.js';
 export { callerKey } from './core/caller.js';
 export type { Listing } from './core/catalog.js';
 export { type ContentBlock, type ResourceContents, type RichContent, richContent } from './core/content.js';
+export type {
+  CardIcon,
+  CardRemote,
+  CardRepository,
+  ServerCardOptions,
+} from './core/discovery/server-card.js';
 export type { ElicitationReply } from './core/elicitations.js';
 export { ERROR_CODES, type ErrorCode, McpLiteError } from './core/errors.js';
 export type { NeutralHandler, NeutralRequest, NeutralResponse } from './core/http.js';
@@ -90,6 +96,7 @@ export type {
   SessionStoreOptions,
   TaskResumeData,
 } from './core/session-state.js';
+export type { SkillDefinition, SkillEntry, SkillFile } from './core/skills/skills.js';
 export {
   defineTool,
   type ElicitationAnswers,
@@ -99,6 +106,7 @@ export {
   type ToolHandler,
   type TypedTool,
 } from './core/tool.js';
+export { type ToolSearch, type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
 export { type AssembledHandler, createHandler, type HandlerOptions } from './create-handler.js';
 export { createServer, type ServerOptions } from './create-server.js';

@@ -22,4 +22,5 @@ export {
   type McpLiteWsOptions,
   type WsEndpoint,
 } from './bindings/mcp-lite/ws/index.js';
+export { type LoadSkillsOptions, loadSkills } from './load-skills.js';
 export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';

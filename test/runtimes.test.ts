@@ -4,6 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../src/client/index.js';
 import type { McpLiteError } from '../src/core/errors.js';
+import { cardErrors, catalogErrors } from './support/discovery-schemas.js';
 import { type RunningRuntime, runtimeLaunchers } from './support/runtimes.js';
 
 /**
@@ -60,6 +61,30 @@ for (const launcher of runtimeLaunchers()) {
       } finally {
         await client.close();
       }
+    });
+
+    it('serves the Server Card and the AI Catalog, valid against their schemas, with ETag/304', async () => {
+      const res = await fetch(`${running.url}/mcp/server-card`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/mcp-server-card+json');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const card = await res.json();
+      expect(cardErrors(card)).toEqual([]);
+      expect(card).toMatchObject({
+        name: 'test.mcplite/runtimes',
+        remotes: [{ url: `${running.url}/mcp` }, {}],
+      });
+      const etag = res.headers.get('etag') ?? '';
+      const cached = await fetch(`${running.url}/mcp/server-card`, { headers: { 'if-none-match': etag } });
+      expect(cached.status).toBe(304);
+      const catalog = (await (await fetch(`${running.url}/.well-known/ai-catalog.json`)).json()) as {
+        entries: { url: string }[];
+      };
+      expect(catalogErrors(catalog)).toEqual([]);
+      expect(catalog.entries.map((e) => e.url)).toEqual([
+        `${running.url}/mcp/server-card`,
+        `${running.url}/secure/mcp/server-card`,
+      ]);
     });
 
     it('refuses bad arguments with the same invalid_params on every runtime', async () => {

@@ -12,6 +12,7 @@ import type { ToolServer } from '../../src/core/server.js';
 import { createServer } from '../../src/create-server.js';
 import { conformanceTools, EMPTY, TEST_IMAGE_BASE64 } from './fixture-tools.js';
 import { inputRequiredPrompts, inputRequiredTools } from './input-required.js';
+import { skills } from './skills.js';
 import { TASKS_REQUIRED, taskTools } from './tasks.js';
 
 const resources: ResourceDefinition[] = [
@@ -162,6 +163,7 @@ export function createConformanceFixture(): {
     resources,
     resourceTemplates,
     prompts,
+    skills,
   });
   return {
     server,

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
+import { endpointOfCard, isCardTarget } from '../client/card-target.js';
 import {
   bindingOf,
   type CallOutcome,
@@ -7,8 +8,10 @@ import {
   type ConnectOptions,
   connect,
   createLock,
+  listSkills,
   McpLiteError,
   type PromiseProgress,
+  readSkill,
 } from '../client/index.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
@@ -49,7 +52,7 @@ interface TargetOptions extends OAuthFlags {
   timeout?: number;
 }
 
-/** Registers `tools`, `call`, `redeem`, `cancel`, `prompts`, `prompt` and `lock`: the client side of the CLI. */
+/** Registers `tools`, `skills`, `call`, `redeem`, `cancel`, `prompts`, `prompt` and `lock`: the client side of the CLI. */
 export function registerClientCommands(program: Command): void {
   withTarget(
     program.command('tools').description('list the tools of a server (any binding, or an MCP command line)'),
@@ -60,6 +63,26 @@ export function registerClientCommands(program: Command): void {
         const tools = await client.listTools();
         process.stdout.write(
           o.json ? `${JSON.stringify({ tools }, null, 2)}\n` : toolsTable(tools, isFancy(process.stdout)),
+        );
+      }),
+    );
+
+  withTarget(program.command('skills').description("list a server's Agent Skills, or print one's SKILL.md"))
+    .argument('[name]', 'the skill to print')
+    .option('--json', 'print {"skills":[...]}')
+    .action((target: string, name: string | undefined, o: TargetOptions & { json?: boolean }) =>
+      run(target, o, async (client, signal) => {
+        if (name !== undefined) {
+          process.stdout.write(printable(await readSkill(client, name, 'SKILL.md', { signal })));
+          return;
+        }
+        const skills = await listSkills(client, { signal });
+        process.stdout.write(
+          o.json
+            ? `${JSON.stringify({ skills }, null, 2)}\n`
+            : skills
+                .map((s) => `${printable(s.name, false)}  ${printable(s.description ?? '', false)}\n`)
+                .join(''),
         );
       }),
     );
@@ -256,8 +279,10 @@ async function run(
   const options = connectOptions(o);
   const signIn = options.token || bindingOf(target) === 'stdio' ? undefined : cliOAuth(o, signal);
   try {
+    // A Server Card URL: the endpoint it lists.
+    const endpoint = isCardTarget(target) ? await endpointOfCard(target, signal) : target;
     client = await connectWithin(
-      target,
+      endpoint,
       signIn ? { ...options, oauth: signIn.oauth } : options,
       signal,
       o.timeout,

@@ -172,18 +172,25 @@ function nodeStripsTypes(): boolean {
 }
 
 /**
- * The name and version of the package a module belongs to: the nearest package.json above it that has a name
- * (a bare `{ "type": "module" }` marker file is skipped). Undefined when there is none, or it cannot be read.
+ * The name and version of the package a module belongs to, and the whole package.json: the nearest one above it
+ * that has a name (a bare `{ "type": "module" }` marker file is skipped). Undefined when there is none, or it
+ * cannot be read.
  */
-export function nearestPackage(modulePath: string): { name: string; version: string } | undefined {
+export function nearestPackage(
+  modulePath: string,
+): { name: string; version: string; json: Record<string, unknown> } | undefined {
   let dir = dirname(modulePath);
   for (;;) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) {
       try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+        const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
         if (typeof pkg.name === 'string' && pkg.name.length > 0) {
-          return { name: pkg.name, version: typeof pkg.version === 'string' ? pkg.version : '0.0.0' };
+          return {
+            name: pkg.name,
+            version: typeof pkg.version === 'string' ? pkg.version : '0.0.0',
+            json: pkg,
+          };
         }
       } catch {
         return undefined;

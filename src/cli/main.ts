@@ -22,11 +22,12 @@ const COMMAND_FILES: readonly { names: readonly string[]; load: () => Promise<Re
   { names: ['dev'], load: async () => (await import('./dev-command.js')).registerDev },
   { names: ['worker'], load: async () => (await import('./worker-command.js')).registerWorker },
   {
-    names: ['tools', 'call', 'redeem', 'cancel', 'prompts', 'prompt', 'lock'],
+    names: ['tools', 'skills', 'call', 'redeem', 'cancel', 'prompts', 'prompt', 'lock'],
     load: async () => (await import('./client-commands.js')).registerClientCommands,
   },
   { names: ['proxy'], load: async () => (await import('./proxy-command.js')).registerProxy },
   { names: ['inspect'], load: async () => (await import('./inspect-command.js')).registerInspect },
+  { names: ['server-json'], load: async () => (await import('./server-json-command.js')).registerServerJson },
   { names: ['login', 'logout'], load: async () => (await import('./login-command.js')).registerLogin },
 ];
 

@@ -7,6 +7,7 @@ import type { Binding } from '../client/types.js';
 import { bearerAuth } from '../core/auth.js';
 import { McpLiteError } from '../core/errors.js';
 import { createServer } from '../create-server.js';
+import { gatewayCatalog } from '../gateway/catalog.js';
 import { type EntryOAuth, parseGatewayConfig } from '../gateway/config.js';
 import { Gateway } from '../gateway/gateway.js';
 import { entrySource } from '../gateway/open-entry.js';
@@ -37,6 +38,7 @@ interface ProxyOptions {
   grpcPort: number | false;
   token?: string[];
   answerBudget: number;
+  toolSearch?: boolean;
   binding?: Binding;
   upstreamToken?: string;
   callTimeout?: number;
@@ -71,6 +73,10 @@ export function registerProxy(program: Command): void {
     .option('--grpc-port <n>', 'gRPC port, or "off"', portOrOff, 50051)
     .option('--token <token...>', 'require this bearer token from clients (repeatable)')
     .option('--answer-budget <ms>', 'calls running longer than this become promises', integer(1), 10_000)
+    .option(
+      '--tool-search',
+      'list a search tool and a call tool instead of every upstream tool (docs/discovery.md)',
+    )
     .addOption(
       new Option('--binding <binding>', 'how to reach the <target> upstream (default: detect)').choices([
         'mcp-lite-http',
@@ -122,6 +128,7 @@ export function registerProxy(program: Command): void {
       name: 'mcplite-proxy',
       tools: [],
       answerBudgetMs: o.answerBudget,
+      ...(o.toolSearch ? { toolSearch: true } : {}),
       logger,
       ...(o.token && o.token.length > 0 ? { authenticate: bearerAuth(o.token) } : {}),
       ...(state
@@ -174,6 +181,8 @@ export function registerProxy(program: Command): void {
       grpcPort: o.grpcPort,
       readiness: state ? () => Promise.all([readiness(), state.readiness()]).then(() => {}) : readiness,
       ...(state ? { sessionStore: state.sessionStore } : {}),
+      // The AI Catalog lists a card for each server the proxy exposes.
+      aiCatalog: { sources: [gatewayCatalog(gateway, server)] },
     });
     started = true;
     if (otel) flushOnClose(running, otel);

@@ -18,6 +18,7 @@ export {
   type OAuthSecretSource,
   type OAuthStore,
 } from './oauth.js';
+export { type ListedSkill, listSkills, readSkill } from './skills.js';
 export type { CallArgs, ToolOutput, ToolSet, TypedOutcome } from './typed.js';
 export type {
   AnswerOutcome,

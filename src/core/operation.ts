@@ -21,7 +21,10 @@ export type OperationMethod =
   | 'prompts/get'
   | 'completion/complete'
   | 'logging/setLevel'
-  | 'subscriptions/listen';
+  | 'subscriptions/listen'
+  | 'skills/list'
+  | 'skills/get'
+  | 'resources/directory/read';
 
 /** Who is calling, as every binding describes it (`op.caller`). */
 export interface OperationCaller {

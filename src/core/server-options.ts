@@ -1,4 +1,5 @@
 import type { Authenticate } from './auth.js';
+import type { ServerCardOptions } from './discovery/server-card.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import type { LoggerLike } from './logger.js';
 import type { CallObserver } from './observer.js';
@@ -7,6 +8,7 @@ import type { PromiseStore } from './promises/store.js';
 import type { PromptDefinition } from './prompts.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import type { ResourceDefinition, ResourceTemplateDefinition } from './resources.js';
+import type { SkillDefinition } from './skills/skills.js';
 import type { TelemetryOptions } from './telemetry/telemetry-options.js';
 import type { ToolDefinition } from './tool.js';
 import type { WebtoolDefinition } from './webtools.js';
@@ -20,6 +22,16 @@ export interface ToolServerOptions {
   name?: string;
   /** Server version, sent as `_meta.server_version`. Default "0.0.0". */
   version?: string;
+  /** A human-readable title of the server (its Server Card's `title`). */
+  title?: string;
+  /** What the server does, in a line (its Server Card's `description`, cut to 100 characters). */
+  description?: string;
+  /**
+   * The Server Card served at `<mcp path>/server-card` and listed in `/.well-known/ai-catalog.json`: its reverse-DNS
+   * name, links, icons, public origin (docs/discovery.md). `false` serves neither. Default: a card from `name`,
+   * `version`, `title` and `description`, listing the server's own MCP endpoints.
+   */
+  card?: ServerCardOptions | false;
   /**
    * Where promises live. Without a store there are no promises: no `redeem`, no long-running tools. With one,
    * `redeem` and `cancel` are listed only when a tool can return a promise: a long-running tool, or an answer
@@ -103,6 +115,12 @@ export interface ToolServerOptions {
   middleware?: readonly Middleware[];
   /** Resources at fixed URIs, defined once for every binding that has resources (MCP). */
   resources?: readonly ResourceDefinition[];
+  /**
+   * Agent Skills (`io.modelcontextprotocol/skills`): each a `SKILL.md` and its files, served as `skill://`
+   * resources with `skills/list`, `skills/get` and `resources/directory/read` on MCP. Read a directory of them with
+   * `loadSkills` (`mcplite/node`). Checked and bounded here (512 files, 16 MiB per skill). docs/discovery.md.
+   */
+  skills?: readonly SkillDefinition[];
   /** Resource templates (RFC 6570 URI templates). */
   resourceTemplates?: readonly ResourceTemplateDefinition[];
   /** Prompt templates, defined once (MCP prompts, MCP-lite HTTP `prompts`). */

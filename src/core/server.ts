@@ -31,6 +31,7 @@ import { PromptCatalog } from './prompts.js';
 import { type RateLimiter, rateLimiterOf } from './rate-limit.js';
 import { ResourceCatalog } from './resources.js';
 import type { ToolServerOptions } from './server-options.js';
+import { SkillCatalog } from './skills/skills.js';
 import {
   CANCEL_TOOL,
   offerSystemTools,
@@ -58,14 +59,18 @@ export class ToolServer {
   readonly name: string;
   /** Server version (`_meta.server_version`). */
   readonly version: string;
+  /** What discovery documents say of the server (`title`, `description`, `card`): docs/discovery.md. */
+  readonly discovery: Pick<ToolServerOptions, 'title' | 'description' | 'card'>;
   /** The logger. */
   readonly logger: Logger;
   /** The authentication hook, if any. */
   readonly authenticate: Authenticate | undefined;
   /** The promise manager, when a store was given. */
   readonly promises: PromiseManager | undefined;
-  /** Resources and resource templates. */
+  /** Resources and resource templates (skill files among them). */
   readonly resources: ResourceCatalog;
+  /** The Agent Skills served, when any (`ToolServerOptions.skills`). */
+  readonly skills: SkillCatalog | undefined;
   /** Prompt templates. */
   readonly prompts: PromptCatalog;
   /** The webtools (declared, or the catalog as one). */
@@ -101,6 +106,7 @@ export class ToolServer {
   constructor(options: ToolServerOptions) {
     this.name = options.name ?? 'mcplite';
     this.version = options.version ?? '0.0.0';
+    this.discovery = { title: options.title, description: options.description, card: options.card };
     this.logger = toLogger(options.logger);
     this.logArguments = options.logArguments === true;
     this.authenticate = options.authenticate;
@@ -122,7 +128,12 @@ export class ToolServer {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
     }
     this.catalog = new Catalog([], reserved);
-    this.resources = new ResourceCatalog(options.resources, options.resourceTemplates);
+    this.skills = options.skills?.length ? new SkillCatalog(options.skills) : undefined;
+    const skillFiles = this.skills?.resources() ?? [];
+    this.resources = new ResourceCatalog(
+      [...(options.resources ?? []), ...skillFiles],
+      options.resourceTemplates,
+    );
     this.prompts = new PromptCatalog(options.prompts);
     if (this.store) {
       const queue: WorkQueue =

@@ -3,6 +3,7 @@
  * `proxyTools` gives a remote server's tools, `openApiTools` an HTTP API's; `Gateway` keeps a server's catalog in
  * line with its upstreams (what `mcplite proxy --config` runs), `parseGatewayConfig` reads the config format.
  */
+export { gatewayCatalog } from './catalog.js';
 export {
   type EntryBounds,
   type EntryOAuth,

@@ -86,7 +86,14 @@ const tools = [
   }),
 ];
 
-const server = createServer({ name: 'runtimes', tools, logger: console, rateLimit: 1000 });
+const server = createServer({
+  name: 'runtimes',
+  description: 'The app every runtime test serves',
+  card: { name: 'test.mcplite/runtimes' },
+  tools,
+  logger: console,
+  rateLimit: 1000,
+});
 
 /** The hosts the runtimes are reached at: any other Host is refused (DNS-rebinding protection). */
 const allowedHosts = ['127.0.0.1', 'localhost'];

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { type Client, connect } from '../../src/client/index.js';
 import type { Logger } from '../../src/core/logger.js';
 import { createServer } from '../../src/create-server.js';
+import { gatewayCatalog } from '../../src/gateway/catalog.js';
 import { parseGatewayConfig } from '../../src/gateway/config.js';
 import { Gateway, type GatewayServeOptions } from '../../src/gateway/gateway.js';
 import { type EntryDefaults, entrySource } from '../../src/gateway/open-entry.js';
@@ -59,10 +60,12 @@ export async function startGateway(
     defaults?: Partial<EntryDefaults>;
     gateway?: GatewayServeOptions;
     strict?: boolean;
+    /** Options of the gateway's own server (e.g. `toolSearch`). */
+    server?: { toolSearch?: boolean };
   } = {},
 ): Promise<InProcessGateway> {
   const logger = recordingLogger();
-  const server = createServer({ name: 'gateway', tools: [], logger });
+  const server = createServer({ name: 'gateway', tools: [], logger, ...options.server });
   const gateway = new Gateway(server, { logger, ...options.gateway });
   try {
     const entries = parseGatewayConfig(JSON.stringify(config), options.env ?? process.env);
@@ -79,7 +82,11 @@ export async function startGateway(
     await gateway.close();
     throw err;
   }
-  const running = await serve(server, { port: 0, grpcPort: false });
+  const running = await serve(server, {
+    port: 0,
+    grpcPort: false,
+    aiCatalog: { sources: [gatewayCatalog(gateway, server)] },
+  });
   const client = await connect(`${running.url}/mcp-lite/v1/`);
   return {
     gateway,

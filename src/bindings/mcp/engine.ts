@@ -14,6 +14,7 @@ import { HANDSHAKE_TASKS_REVISION, HandshakeTasks } from './handshake-tasks.js';
 import { LOG_LEVELS } from './log-levels.js';
 import { type McpNativePrompt, type McpNativeTool, nativeContext } from './native.js';
 import { META, negotiateHandshake, STATELESS_REVISION } from './revisions.js';
+import { SKILL_METHODS, skillMethod, skillsCapability } from './skills.js';
 import type { TaskOptions, TaskRegistry } from './tasks.js';
 import { ToolCalls } from './tool-call.js';
 import { toMcpTool } from './wire.js';
@@ -58,6 +59,9 @@ const CACHEABLE = new Set([
   'resources/list',
   'resources/templates/list',
   'resources/read',
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 /** A tool that may run as a 2025-11-25 task or answer in its call. */
@@ -114,6 +118,8 @@ export class McpEngine {
     if (!this.server.resources.empty) caps.resources = { subscribe: true, listChanged: true };
     if (!this.server.prompts.empty || this.nativePrompts.size > 0) caps.prompts = { listChanged: true };
     if (stateless && this.tasks) caps.extensions = { 'io.modelcontextprotocol/tasks': {} };
+    const skills = skillsCapability(this.server);
+    if (skills) caps.extensions = { ...(caps.extensions as object | undefined), ...skills };
     return withAppsCapability(caps);
   }
 
@@ -282,6 +288,10 @@ export class McpEngine {
           return this.tasks.handle(m.method, params, x);
         throw methodNotFound(m.method);
       default:
+        if (SKILL_METHODS.has(m.method))
+          return skillMethod(server, m.method, params, x, (key, items, cursor) =>
+            this.page(key, items, cursor),
+          );
         throw methodNotFound(m.method);
     }
   }

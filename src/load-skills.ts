@@ -1,0 +1,91 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { McpLiteError } from './core/errors.js';
+import {
+  MAX_FILES_PER_SKILL,
+  MAX_SKILL_BYTES,
+  MAX_SKILLS,
+  type SkillDefinition,
+  type SkillFile,
+} from './core/skills/skills.js';
+
+/** Bounds of `loadSkills`. */
+export interface LoadSkillsOptions {
+  /** Most skill directories read. Default 1000. */
+  maxSkills?: number;
+  /** Most files in one skill. Default 512 (the extension's limit). */
+  maxFiles?: number;
+  /** Most bytes in one skill. Default 16 MiB (the extension's limit). */
+  maxBytes?: number;
+  /** Deepest subdirectory followed inside a skill. Default 8. */
+  maxDepth?: number;
+}
+
+/**
+ * Reads a directory of Agent Skills for `createServer({ skills })`: each subdirectory holding a `SKILL.md` is a
+ * skill, its files read whole (names starting with `.` left out, symbolic links never followed, so nothing outside
+ * the directory is served). Bounded while read: a skill past `maxFiles` or `maxBytes`, or a directory past
+ * `maxSkills`, is refused with `invalid_params` before more is read. A list of skills is `[...]` of definitions,
+ * which any runtime takes; this reader is Node's (`mcplite/node`).
+ */
+export async function loadSkills(dir: string, options: LoadSkillsOptions = {}): Promise<SkillDefinition[]> {
+  const maxSkills = options.maxSkills ?? MAX_SKILLS;
+  const skills: SkillDefinition[] = [];
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const root = join(dir, entry.name);
+    const hasManifest = await lstat(join(root, 'SKILL.md')).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+    if (!hasManifest) continue;
+    if (skills.length >= maxSkills) throw refused(`${dir} holds more than ${maxSkills} skills`);
+    const budget = {
+      files: options.maxFiles ?? MAX_FILES_PER_SKILL,
+      bytes: options.maxBytes ?? MAX_SKILL_BYTES,
+    };
+    const files: SkillFile[] = [];
+    await readTree(root, '', options.maxDepth ?? 8, budget, files, entry.name);
+    skills.push({ files });
+  }
+  return skills;
+}
+
+async function readTree(
+  root: string,
+  prefix: string,
+  depth: number,
+  budget: { files: number; bytes: number },
+  out: SkillFile[],
+  skill: string,
+): Promise<void> {
+  const entries = (await readdir(join(root, prefix), { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  );
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (depth > 0) await readTree(root, path, depth - 1, budget, out, skill);
+      continue;
+    }
+    // Links and devices are skipped: a skill serves its own regular files only.
+    if (!entry.isFile()) continue;
+    const full = join(root, path);
+    const { size } = await lstat(full);
+    budget.files--;
+    budget.bytes -= size;
+    if (budget.files < 0) throw refused(`skill "${skill}" has more files than allowed`);
+    if (budget.bytes < 0) throw refused(`skill "${skill}" is larger than allowed`);
+    const bytes = new Uint8Array(await readFile(full));
+    // A file that grew since it was measured is counted as read.
+    budget.bytes -= bytes.length - size;
+    if (budget.bytes < 0) throw refused(`skill "${skill}" is larger than allowed`);
+    out.push({ path, content: path === 'SKILL.md' ? new TextDecoder().decode(bytes) : bytes });
+  }
+}
+
+function refused(message: string): McpLiteError {
+  return new McpLiteError('invalid_params', `Invalid skill: ${message}`);
+}
