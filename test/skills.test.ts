@@ -72,7 +72,8 @@ describe('skills served from a directory', () => {
 
   it('declares the extension with directory reads, and the resources it needs', () => {
     const caps = client.getServerCapabilities() as Record<string, unknown> & { extensions?: object };
-    expect(caps.extensions).toEqual({ 'io.modelcontextprotocol/skills': { directoryRead: true } });
+    // Beside the other extensions the server speaks (MCP Apps is always declared).
+    expect(caps.extensions).toMatchObject({ 'io.modelcontextprotocol/skills': { directoryRead: true } });
     expect(caps.resources).toBeDefined();
   });
 
