@@ -171,7 +171,8 @@ describe('inspector MCP Apps routes on a binding without resources', () => {
     );
     expect(reply.status).toBe(404);
     expect(JSON.parse(reply.body).error.message).toBe(
-      'The mcp-lite-http binding carries no resources, so no MCP Apps view can be read through it',
+      'The mcp-lite-http binding carries no resources, so no MCP Apps view can be read through it: ' +
+        "inspect the server's MCP endpoint (mcplite inspect http://host:port/mcp) to render its views",
     );
   });
 });
