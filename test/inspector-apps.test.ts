@@ -2,7 +2,8 @@
  * The inspector's MCP Apps routes over real sockets, against the official SDK's McpServer: `api/view` reads a
  * `ui://` view and builds its policy from origins only, `view/<id>` serves it with that policy as a header (and
  * forgets it past the bound), a resource that is not a view or a binding without resources is refused with the
- * reason, and `api/read` answers a view's `resources/read`.
+ * reason, `api/read` answers a view's `resources/read`, and a tool naming its view by the deprecated flat key alone
+ * shows it too.
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,13 @@ describe('inspector MCP Apps routes', () => {
     expect(notUi.status).toBe(400);
     expect(JSON.parse(notUi.body).error.message).toContain('ui:// URI');
     expect((await post('view', { uri: 'ui://shelf/missing.html' })).status).toBe(400);
+  });
+
+  it('shows the view of a tool that names it by the deprecated flat key alone', async () => {
+    const listed = await send(port, 'GET', '/inspector/api/tools', headers());
+    const tools = JSON.parse(listed.body).tools as { name: string; ui?: Record<string, unknown> }[];
+    expect(tools.find((t) => t.name === 'legacy_shelf')?.ui).toEqual({ resourceUri: VIEW_URI });
+    expect(tools.find((t) => t.name === 'show_shelf')?.ui).toEqual({ resourceUri: VIEW_URI });
   });
 
   it("answers a view's resources/read", async () => {
