@@ -3,14 +3,19 @@
  * talks to its own server over MCP-lite (in process), which carries no resources, so the view is read through the
  * server's own chain. Calling browse_documents renders the view in an iframe sandboxed to an opaque origin under
  * the default view policy (checked from inside the view, where it applies); the view's "Open" button calls the
- * app-only open_document through the host and the view shows the document; no console error.
+ * app-only open_document through the host and the view shows the document; no console error. Behind a gateway
+ * that prefixes the upstream's tools, the same view opens the document through the prefixed name.
  */
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
+import { Gateway } from '../src/gateway/gateway.js';
+import { openUpstream } from '../src/gateway/proxy-tools.js';
 import { createServer } from '../src/index.js';
 import { viewCsp } from '../src/inspector/apps.js';
-import { type RunningServer, serve } from '../src/node.js';
+import { createInspector, type InspectorTarget } from '../src/inspector/index.js';
+import { inspectorTarget } from '../src/inspector/targets/index.js';
+import { listenNode, type NodeListening, type RunningServer, serve } from '../src/node.js';
 import { type Browser, launchBrowser } from './support/browser.js';
 import { chromiumMissing } from './support/inspector-browser.js';
 
@@ -97,3 +102,58 @@ describe.skipIf(chromiumMissing !== undefined)("the demo's MCP App in serve --de
     expect(consoleErrors.filter((m) => !m.includes(UNDECLARED))).toEqual([]);
   });
 });
+
+describe.skipIf(chromiumMissing !== undefined)(
+  "the demo's MCP App behind a gateway's prefix, in the inspector",
+  () => {
+    let upstream: RunningServer;
+    let gateway: Gateway;
+    let running: RunningServer;
+    let target: InspectorTarget;
+    let listening: NodeListening;
+    let entry: string;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      upstream = await serve(createServer({ ...serverOptions, tools }), { port: 0, host: '127.0.0.1' });
+      const server = createServer({ name: 'gateway', tools: [] });
+      gateway = new Gateway(server, { minBackoffMs: 50, maxBackoffMs: 200 });
+      await gateway.add('docs', await openUpstream(`${upstream.url}/mcp`, { prefix: 'docs' }));
+      running = await serve(server, { port: 0, host: '127.0.0.1' });
+      target = await inspectorTarget(`${running.url}/mcp`);
+      const inspector = createInspector({ target });
+      listening = await listenNode(inspector.handler, { port: 0 });
+      entry = `${listening.url}${inspector.entryPath}`;
+      browser = await launchBrowser();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await listening?.close();
+      await target?.close();
+      await running?.close(500);
+      await gateway?.close();
+      await upstream?.close(500);
+    });
+
+    it('opens a document through the prefixed app-only tool', async () => {
+      const page = await browser.context.newPage();
+      const consoleErrors: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') consoleErrors.push(m.text());
+      });
+      page.on('pageerror', (e) => consoleErrors.push(e.message));
+      await page.goto(`${entry}#docs_browse_documents`);
+      await page.locator('[data-type="app-only"] [data-tool="docs_open_document"]').waitFor();
+      await page.locator('[name="query"]').fill('protocol');
+      await page.getByRole('button', { name: 'Call', exact: true }).click();
+      const view = page.frameLocator('iframe.app-view');
+      const open = view.locator('#hits button').first();
+      await open.waitFor();
+      const id = await open.getAttribute('data-document-id');
+      await open.click();
+      await view.locator(`#document[data-document-id="${id}"]`).waitFor();
+      expect(consoleErrors).toEqual([]);
+    });
+  },
+);
