@@ -183,13 +183,20 @@ async function inspectorFor(
   const { createInspector } = await import('./inspector/index.js');
   const { createMcpLiteHttpTarget } = await import('./inspector/targets/mcp-lite-http.js');
   const { handlerTransport } = await import('./inspector/targets/transport.js');
+  const { serverResourceReader, serverToolMeta } = await import('./inspector/targets/own-server.js');
   const basePath = normaliseBase(mcpLite.basePath ?? '/mcp-lite/v1/');
   const extra = typeof options.inspector === 'object' ? options.inspector : {};
   return createInspector({
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     logger: server.logger,
     ...extra,
-    target: createMcpLiteHttpTarget({ transport: handlerTransport(httpBinding, basePath) }),
+    // MCP-lite carries no resources nor tools' `_meta.ui`: the server's own read (through its chain, as the page's
+    // caller) and its catalog give the page the tools' MCP Apps views.
+    target: createMcpLiteHttpTarget({
+      transport: handlerTransport(httpBinding, basePath),
+      readResource: serverResourceReader(server),
+      toolMeta: serverToolMeta(server),
+    }),
     selfBasePath: basePath,
     requiresToken: server.authenticate !== undefined,
   });

@@ -2,7 +2,8 @@
  * The inspector's MCP Apps routes over real sockets, against the official SDK's McpServer: `api/view` reads a
  * `ui://` view and builds its policy from origins only, `view/<id>` serves it with that policy as a header (and
  * forgets it past the bound), a resource that is not a view or a binding without resources is refused with the
- * reason, and `api/read` answers a view's `resources/read`.
+ * reason, `api/read` answers a view's `resources/read`, and a tool naming its view by the deprecated flat key alone
+ * shows it too.
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +133,13 @@ describe('inspector MCP Apps routes', () => {
     expect((await post('view', { uri: 'ui://shelf/missing.html' })).status).toBe(400);
   });
 
+  it('shows the view of a tool that names it by the deprecated flat key alone', async () => {
+    const listed = await send(port, 'GET', '/inspector/api/tools', headers());
+    const tools = JSON.parse(listed.body).tools as { name: string; ui?: Record<string, unknown> }[];
+    expect(tools.find((t) => t.name === 'legacy_shelf')?.ui).toEqual({ resourceUri: VIEW_URI });
+    expect(tools.find((t) => t.name === 'show_shelf')?.ui).toEqual({ resourceUri: VIEW_URI });
+  });
+
   it("answers a view's resources/read", async () => {
     const read = await post('read', { uri: 'note://shelf/hello' });
     expect(read.status).toBe(200);
@@ -171,7 +179,8 @@ describe('inspector MCP Apps routes on a binding without resources', () => {
     );
     expect(reply.status).toBe(404);
     expect(JSON.parse(reply.body).error.message).toBe(
-      'The mcp-lite-http binding carries no resources, so no MCP Apps view can be read through it',
+      'The mcp-lite-http binding carries no resources, so no MCP Apps view can be read through it: ' +
+        "inspect the server's MCP endpoint (mcplite inspect http://host:port/mcp) to render its views",
     );
   });
 });

@@ -3,6 +3,8 @@
  * view protocol to its host over postMessage JSON-RPC: `ui/initialize`, then `ui/notifications/initialized`;
  * it renders the `ui/notifications/tool-result` hits as a list whose "Open" button calls the app-only tool
  * open_document through the host (`tools/call`), and reports its size (`ui/notifications/size-changed`).
+ * Behind a gateway that renames tools with a prefix (`docs_browse_documents`), it calls open_document by the same
+ * prefix, read from the name the host says it was rendered for (`hostContext.toolInfo.tool.name`).
  */
 export const BROWSE_VIEW_HTML = `<!DOCTYPE html>
 <html lang="en">
@@ -30,6 +32,8 @@ export const BROWSE_VIEW_HTML = `<!DOCTYPE html>
 <article id="document" hidden></article>
 <script>
 (() => {
+  // The name open_document goes by where this view is shown: its own tool's, renamed alike by a gateway's prefix.
+  let openTool = 'open_document';
   let nextId = 1;
   const pending = new Map();
   const host = window.parent;
@@ -74,7 +78,7 @@ export const BROWSE_VIEW_HTML = `<!DOCTYPE html>
     panel.className = '';
     panel.textContent = 'Opening ' + id + '…';
     try {
-      const result = await request('tools/call', { name: 'open_document', arguments: { document_id: id } });
+      const result = await request('tools/call', { name: openTool, arguments: { document_id: id } });
       const doc = result.structuredContent;
       if (result.isError || !doc) throw new Error((result.content && result.content[0] && result.content[0].text) || 'not found');
       panel.dataset.documentId = doc.document_id;
@@ -132,7 +136,11 @@ export const BROWSE_VIEW_HTML = `<!DOCTYPE html>
     protocolVersion: '2026-01-26',
     appInfo: { name: 'mcplite-demo-documents', version: '1.0.0' },
     appCapabilities: {},
-  }).then(() => {
+  }).then((init) => {
+    const shown = init && init.hostContext && init.hostContext.toolInfo && init.hostContext.toolInfo.tool;
+    const own = 'browse_documents';
+    if (shown && typeof shown.name === 'string' && shown.name.length > own.length && shown.name.endsWith(own))
+      openTool = shown.name.slice(0, -own.length) + 'open_document';
     notify('ui/notifications/initialized', {});
     new ResizeObserver(reportSize).observe(document.documentElement);
   }, (err) => { $('heading').textContent = 'The host refused the view: ' + err.message; });

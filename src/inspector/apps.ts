@@ -203,7 +203,8 @@ export class ViewStore {
     if (!this.target.readResource) {
       throw new McpLiteError(
         'method_not_found',
-        `The ${this.target.binding} binding carries no resources, so no MCP Apps view can be read through it`,
+        `The ${this.target.binding} binding carries no resources, so no MCP Apps view can be read through it: ` +
+          "inspect the server's MCP endpoint (mcplite inspect http://host:port/mcp) to render its views",
       );
     }
     return this.target.readResource(uri, options);

@@ -278,6 +278,8 @@ const STATUS: Partial<Record<McpLiteError['code'], number>> = {
   parse_error: 400,
   invalid_request: 400,
   invalid_params: 400,
+  // A view read as the page's principal (the inspector on a server with auth on) that names none.
+  unauthenticated: 401,
   forbidden: 403,
   method_not_found: 404,
   method_not_allowed: 405,

@@ -1,6 +1,7 @@
 /**
  * An MCP Apps server built with the official SDK's McpServer over Streamable HTTP (stateless), for the inspector's
- * Apps host tests: `show_shelf` with a `ui://` view, `open_item` callable by views only, `model_only` hidden from
+ * Apps host tests: `show_shelf` with a `ui://` view, `legacy_shelf` with the same view named by the deprecated
+ * `_meta["ui/resourceUri"]` alone, `open_item` callable by views only, `model_only` hidden from
  * views, a plain resource, and whatever extra resources a test needs (a view that is not one, a base64 view).
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -64,6 +65,12 @@ export async function serveShelf(options: ShelfOptions): Promise<Shelf> {
         content: [{ type: 'text', text: `opened ${id}` }],
         structuredContent: { opened: id },
       }),
+    );
+    // A view named only by the deprecated flat key, as servers built on older helpers still list it.
+    server.registerTool(
+      'legacy_shelf',
+      { description: 'Shows the shelf (older helpers)', _meta: { 'ui/resourceUri': VIEW_URI } },
+      async () => ({ content: [{ type: 'text', text: 'a, b' }], structuredContent: { items: ['a', 'b'] } }),
     );
     server.registerTool(
       'model_only',

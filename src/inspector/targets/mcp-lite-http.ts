@@ -31,6 +31,12 @@ export interface McpLiteHttpTargetOptions {
    * read, so that the inspector on a server can render the server's MCP Apps views.
    */
   readResource?: (uri: string, options: RoundOptions) => Promise<unknown[]>;
+  /**
+   * The `_meta` a listed tool gets on top of what the wire sent (MCP-lite lists no MCP Apps `_meta.ui`): `serve`
+   * passes its catalog's, so that the page knows which tools render a view. Only tools the listing holds get it,
+   * so what the server hides from the caller stays hidden.
+   */
+  toolMeta?: (name: string) => Record<string, unknown> | undefined;
 }
 
 /**
@@ -171,6 +177,17 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     return reply;
   }
 
+  function withMeta(tools: WireTool[]): WireTool[] {
+    const { toolMeta } = options;
+    if (!toolMeta) return tools;
+    return tools.map((tool) => {
+      const meta = typeof tool?.name === 'string' ? toolMeta(tool.name) : undefined;
+      if (!meta) return tool;
+      const wire = (tool as { _meta?: unknown })._meta;
+      return { ...tool, _meta: { ...(asObject(wire) ?? {}), ...meta } } as WireTool;
+    });
+  }
+
   return {
     binding: 'mcp-lite-http',
     target: options.target,
@@ -184,7 +201,7 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
           exchange,
         );
       }
-      return { tools: tools as WireTool[], exchange };
+      return { tools: withMeta(tools as WireTool[]), exchange };
     },
     call: (name, args, opts = {}) => callRound(name, args, opts),
     redeem: (token, opts = {}) =>
