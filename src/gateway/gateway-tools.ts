@@ -86,6 +86,7 @@ export async function gatewayTools(
 export function upstreamToolLister(
   upstream: Client | GatewayUpstream,
   options: GatewayOptions = {},
+  onListed?: (tools: readonly ToolInfo[]) => void,
 ): () => Promise<ToolDefinition[]> {
   const link = upstream instanceof GatewayUpstream ? upstream : GatewayUpstream.fixed(upstream);
   const max = options.maxPendingElicitations ?? 1000;
@@ -149,6 +150,7 @@ export function upstreamToolLister(
       (t) => t['@type'] !== 'system' && t.name !== 'redeem' && t.name !== 'cancel',
     );
     if (listed.length > maxTools) options.onTruncated?.(listed.length, maxTools);
+    onListed?.(listed);
     return listed.slice(0, maxTools).map(
       (tool): ToolDefinition => ({
         name: tool.name,

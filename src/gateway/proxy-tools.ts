@@ -1,5 +1,5 @@
 import { type Client, connect } from '../client/client.js';
-import type { ConnectOptions } from '../client/types.js';
+import type { ConnectOptions, ToolInfo } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { boundedRun } from './bounded-run.js';
@@ -93,9 +93,13 @@ export async function openUpstream(target: string, options: ProxyToolsOptions = 
       if (status.state === 'up') changed();
     },
   });
-  const list = upstreamToolLister(upstream, options);
+  let lastTools: readonly ToolInfo[] = [];
+  const list = upstreamToolLister(upstream, options, (tools) => {
+    lastTools = tools;
+  });
   const listExtras = upstreamExtrasLister(upstream, boundedRun(upstream, options), {
     prefix,
+    tools: () => lastTools,
     ...(options.maxTools !== undefined ? { maxEntries: options.maxTools } : {}),
   });
   // Said once: a re-listing after every list_changed would repeat the same line.

@@ -41,6 +41,11 @@ export interface ExtrasOptions {
   prefix?: string | undefined;
   /** Most entries of each kind taken (default 1000); the rest are left out, as tools past `maxTools` are. */
   maxEntries?: number;
+  /**
+   * The upstream's tools as its tool listing last saw them (the gateway lists tools just before these), so that
+   * the views they link to are found without a second tools/list, which would count against the relist bound.
+   */
+  tools?: () => readonly ToolInfo[];
 }
 
 // Reads and renderings carry no client-wide timeout: the caller and `callTimeoutMs` (in `run`) decide.
@@ -71,12 +76,12 @@ export function upstreamExtrasLister(
   // The contents name the URI the client asked for (the gateway's), not the one only the upstream knows.
   const served = (contents: ResourceContents[]) => contents.map((c) => ({ ...c, uri: uriOf(c.uri) }));
   return async () => {
-    const [listedResources, templates, prompts, tools] = await Promise.all([
+    const [listedResources, templates, prompts] = await Promise.all([
       listed((client) => client.listResources()),
       listed((client) => client.listResourceTemplates()),
       listed((client) => client.listPrompts()),
-      listed((client) => client.listTools()),
     ]);
+    const tools = options.tools?.() ?? [];
     const resources = [...listedResources, ...unlistedViews(tools, listedResources)].slice(0, max);
     return {
       resources: resources.map(
