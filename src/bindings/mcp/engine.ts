@@ -349,8 +349,9 @@ export class McpEngine {
   /**
    * The tools as MCP lists them; with `tasks` (a 2025-11-25 session), each core user tool says it may run as a task
    * (`execution.taskSupport`), so that the SDK's `callToolStream` asks for one (its `callTool` still answers in
-   * the call), or, for the `tasksRequired` tools, that it runs only as one (the SDK's `callTool` then refuses it). Native tools answer their call themselves, and the system tools are the promise flow itself. With
-   * `apps` (a client that declared MCP Apps), each tool carries its view (`apps.ts`).
+   * the call), or, for the `tasksRequired` tools, that it runs only as one (the SDK's `callTool` then refuses
+   * it). Native tools answer their call themselves, and the system tools are the promise flow itself. With `apps`
+   * (a client that declared MCP Apps), each tool carries its view (`apps.ts`).
    */
   private toMcpTools(tools: readonly WireTool[], tasks: boolean, apps: boolean): Record<string, unknown>[] {
     const native = [...this.native.values()]

@@ -77,7 +77,8 @@ export class ToolCalls {
     else if (!x.stateless && params.elicitation !== undefined)
       elicitation = mcpLiteAnswers(params.elicitation);
     const handshakeTasks = this.handshakeTasks?.requested(params, x) ? this.handshakeTasks : undefined;
-    // A 2025-11-25 call that asked for a task is one; any other call of a task-required tool is refused.
+    // A 2025-11-25 call that asked for a task runs as one; any other call of a task-required tool needs the
+    // 2026-07-28 extension.
     if (!handshakeTasks) tasks?.checkRequired(name, x, this.handshakeTasks?.applies(x) === true);
     const asTask = tasks !== undefined && x.stateless && tasks.optedIn(x);
     const notices =
