@@ -1,12 +1,16 @@
 // Adds lockfile entries for optional platform packages that this machine's registry does not serve.
 // Why: npm 11 drops an optional dependency it cannot resolve from the lockfile, and then `npm ci` refuses that
 // same lockfile as out of sync (npm/cli#8320). An entry with `os`/`cpu` set is skipped by `npm ci` on every
-// other platform without being fetched, so it needs no integrity. Run after `npm install`.
+// other platform without being fetched, so it needs no integrity. Run after `npm install`; a lockfile other than
+// the root's is named as the argument (`node scripts/lock-platforms.mjs test/runtimes/package-lock.json`).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const PLATFORM =
   /(android|darwin|linux|win32|freebsd|openbsd|netbsd|sunos|aix)-(arm64|x64|ia32|arm|ppc64|s390x|riscv64|loong64)(-musl)?(?:-gnu|-msvc)?$/;
-const path = new URL('../package-lock.json', import.meta.url);
+const path = process.argv[2]
+  ? pathToFileURL(process.argv[2])
+  : new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 let added = 0;
 for (const entry of Object.values(lock.packages)) {

@@ -21,6 +21,10 @@ const released = new Promise<void>((resolve) => {
 let running: RunningServer;
 /** Two tasks a page, at most three live tasks a caller. */
 let small: RunningServer;
+/** `audit` runs only as a task; one live task a caller. */
+let strict: RunningServer;
+/** How many times `audit`'s handler has run. */
+let audits = 0;
 
 beforeAll(async () => {
   small = await serve(
@@ -30,6 +34,17 @@ beforeAll(async () => {
       tools: [{ name: 'quick', description: 'Answers at once', handler: () => 'now' }],
     }),
     { port: 0, mcp: { pageSize: 2, maxTasksPerCaller: 3 } },
+  );
+  strict = await serve(
+    createServer({
+      promiseStore: new MemoryPromiseStore(),
+      authenticate: bearerAuth(['alice', 'bob']),
+      tools: [
+        { name: 'audit', description: 'Counts its runs', handler: () => ({ run: ++audits }) },
+        { name: 'quick', description: 'Answers at once', handler: () => 'now' },
+      ],
+    }),
+    { port: 0, mcp: { tasksRequired: ['audit'], maxTasksPerCaller: 1 } },
   );
   const server = createServer({
     promiseStore: new MemoryPromiseStore(),
@@ -49,7 +64,7 @@ beforeAll(async () => {
   });
   running = await serve(server, { port: 0 });
 });
-afterAll(() => Promise.all([running.close(1000), small.close(1000)]));
+afterAll(() => Promise.all([running.close(1000), small.close(1000), strict.close(1000)]));
 
 async function sdk(token: string, at = running): Promise<Client> {
   const client = new Client({ name: 'tasks-2025', version: '1.0.0' });
@@ -167,6 +182,53 @@ describe('tasks/list (2025-11-25)', () => {
       // A fourth live task is past alice's bound: refused (resource_exhausted), bob unaffected.
       await expect(streamed(alice, 'quick')).rejects.toThrow(/Too many tasks for this caller/);
       await expect(alice.experimental.tasks.listTasks('not-a-cursor')).rejects.toThrow(/cursor/);
+    } finally {
+      await Promise.all([alice.close(), bob.close()]);
+    }
+  });
+});
+
+describe('tasksRequired tools and the per-caller bound (2025-11-25)', () => {
+  it('lists a task-required tool "required": only a task runs it', async () => {
+    const client = await sdk('alice', strict);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'audit')?.execution).toEqual({ taskSupport: 'required' });
+      expect(tools.find((t) => t.name === 'quick')?.execution).toEqual({ taskSupport: 'optional' });
+      // The SDK's callTool refuses the tool itself, having read the listing.
+      await expect(client.callTool({ name: 'audit', arguments: {} })).rejects.toThrow(
+        /requires task-based execution/,
+      );
+      // Sent anyway, without a task, the call is refused by the server (-32601), and nothing runs.
+      const plain = client.request(
+        { method: 'tools/call', params: { name: 'audit', arguments: {} } },
+        CallToolResultSchema,
+      );
+      await expect(plain).rejects.toMatchObject({ code: -32601 });
+      await expect(plain).rejects.toThrow(/requires task augmentation/);
+      expect(audits).toBe(0);
+      // callToolStream, given no task option, asks for one because the listing says the tool needs it.
+      const run = await streamed(client, 'audit', undefined, false);
+      expect(run.types[0]).toBe('taskCreated');
+      expect(run.result.structuredContent).toEqual({ run: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a task past the caller's bound before its work runs", async () => {
+    const alice = await sdk('alice', strict);
+    const bob = await sdk('bob', strict);
+    try {
+      // The test above left alice her one live task (completed, kept until it expires).
+      expect((await alice.experimental.tasks.listTasks()).tasks).toHaveLength(1);
+      const before = audits;
+      await expect(streamed(alice, 'audit')).rejects.toThrow(/Too many tasks for this caller/);
+      await expect(streamed(alice, 'quick')).rejects.toThrow(/Too many tasks for this caller/);
+      expect(audits).toBe(before);
+      // Another caller's bound is its own: bob's task runs.
+      const run = await streamed(bob, 'audit');
+      expect(run.result.structuredContent).toEqual({ run: before + 1 });
     } finally {
       await Promise.all([alice.close(), bob.close()]);
     }

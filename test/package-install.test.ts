@@ -298,6 +298,21 @@ describe('the repository', () => {
     expect(existsSync(join(ROOT, 'scripts/prepare.mjs'))).toBe(true);
   });
 
+  it("keeps the test runtimes (Bun, Deno, workerd, sharp) out of a contributor's install", () => {
+    // Some 360 MB that only test/runtimes.test.ts uses: test/runtimes has them, under a lockfile of its own.
+    const heavy = ['bun', 'deno', 'miniflare', 'workerd', 'sharp'];
+    const lock = (path: string) =>
+      JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as {
+        packages: Record<string, { version?: string }>;
+      };
+    const root = lock('package-lock.json').packages;
+    expect(heavy.filter((name) => root[`node_modules/${name}`] !== undefined)).toEqual([]);
+    const runtimes = lock('test/runtimes/package-lock.json').packages;
+    expect(heavy.filter((name) => runtimes[`node_modules/${name}`]?.version === undefined)).toEqual([]);
+    expect(pkg.scripts['runtimes:install']).toBe('npm ci --prefix test/runtimes --no-audit --no-fund');
+    expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toContain('npm run runtimes:install');
+  });
+
   it('README and docs point only at files that exist', () => {
     const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
     const missing: string[] = [];

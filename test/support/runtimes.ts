@@ -1,17 +1,32 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Starts the runtime app (`test/runtimes/app.ts`) under each JavaScript runtime, from the runtimes' npm packages
- * (`bun`, `deno`, `miniflare` with `workerd`), on a loopback port. A runtime whose binary is missing is reported
- * with the reason, so that its tests skip visibly rather than pass.
+ * (`bun`, `deno`, `miniflare` with `workerd`), on a loopback port. Those packages are test/runtimes' own (its
+ * package.json and lockfile, installed by `npm run runtimes:install`), not the root's devDependencies: they weigh
+ * some 350 MB, which no contributor and no install from git should have to download. A runtime whose binary is
+ * missing is reported with the reason and the command that installs it, so that its tests skip visibly rather
+ * than pass.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = `${ROOT}node_modules/.bin/`;
+/** Where `npm run runtimes:install` puts the runtimes. */
+const RUNTIMES = `${ROOT}test/runtimes/node_modules/`;
+const BIN = `${RUNTIMES}.bin/`;
 const APP = `${ROOT}test/runtimes/app.ts`;
+/** What a missing runtime's reason says to do. */
+const INSTALL = 'npm run runtimes:install';
+
+/** What the tests use of Miniflare (its types live with the package, outside the root's node_modules). */
+interface MiniflareInstance {
+  ready: Promise<URL>;
+  dispose(): Promise<void>;
+}
+type MiniflareModule = { Miniflare: new (options: Record<string, unknown>) => MiniflareInstance };
 
 /** How long a runtime may take to start and say its port (Deno compiles the sources on a cold start). */
 const START_TIMEOUT_MS = 60_000;
@@ -29,7 +44,8 @@ export type RuntimeLauncher =
 
 /** Why `bin` cannot run here (missing, or its `--version` fails), or undefined when it can. */
 function missing(bin: string): string | undefined {
-  if (!existsSync(`${BIN}${bin}`)) return `node_modules/.bin/${bin} is not installed`;
+  if (!existsSync(`${BIN}${bin}`))
+    return `test/runtimes/node_modules/.bin/${bin} is not installed (${INSTALL})`;
   const probe = spawnSync(`${BIN}${bin}`, ['--version'], { timeout: 20_000, encoding: 'utf8' });
   if (probe.status !== 0) return `${bin} --version failed: ${(probe.stderr || String(probe.error)).trim()}`;
   return undefined;
@@ -96,7 +112,8 @@ let bundled: Promise<string> | undefined;
 async function startWorkerd(flags: string[]): Promise<RunningRuntime> {
   bundled ??= bundleForWorkers();
   const script = await bundled;
-  const { Miniflare } = await import('miniflare');
+  const entry = pathToFileURL(createRequire(`${ROOT}test/runtimes/package.json`).resolve('miniflare')).href;
+  const { Miniflare } = (await import(entry)) as MiniflareModule;
   const mf = new Miniflare({
     modules: true,
     script,
@@ -174,8 +191,8 @@ export function runtimeLaunchers(): RuntimeLauncher[] {
 }
 
 function workerdMissing(): string | undefined {
-  if (!existsSync(`${ROOT}node_modules/miniflare/package.json`)) return 'miniflare is not installed';
-  const pkg = JSON.parse(readFileSync(`${ROOT}node_modules/miniflare/package.json`, 'utf8')) as {
+  if (!existsSync(`${RUNTIMES}miniflare/package.json`)) return `miniflare is not installed (${INSTALL})`;
+  const pkg = JSON.parse(readFileSync(`${RUNTIMES}miniflare/package.json`, 'utf8')) as {
     version: string;
   };
   const bin = missing('workerd');

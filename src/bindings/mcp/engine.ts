@@ -66,6 +66,8 @@ const CACHEABLE = new Set([
 
 /** A tool that may run as a 2025-11-25 task or answer in its call. */
 const TASK_EXECUTION = Object.freeze({ taskSupport: 'optional' });
+/** A tool that runs only as a 2025-11-25 task (the binding's `tasksRequired`). */
+const TASK_REQUIRED_EXECUTION = Object.freeze({ taskSupport: 'required' });
 
 /** What `initialize` settled: the revision, what the client declared, and the result to send. */
 export interface Initialized {
@@ -347,8 +349,9 @@ export class McpEngine {
   /**
    * The tools as MCP lists them; with `tasks` (a 2025-11-25 session), each core user tool says it may run as a task
    * (`execution.taskSupport`), so that the SDK's `callToolStream` asks for one (its `callTool` still answers in
-   * the call). Native tools answer their call themselves, and the system tools are the promise flow itself. With
-   * `apps` (a client that declared MCP Apps), each tool carries its view (`apps.ts`).
+   * the call), or, for the `tasksRequired` tools, that it runs only as one (the SDK's `callTool` then refuses
+   * it). Native tools answer their call themselves, and the system tools are the promise flow itself. With `apps`
+   * (a client that declared MCP Apps), each tool carries its view (`apps.ts`).
    */
   private toMcpTools(tools: readonly WireTool[], tasks: boolean, apps: boolean): Record<string, unknown>[] {
     const native = [...this.native.values()]
@@ -362,7 +365,9 @@ export class McpEngine {
       const tool = toMcpTool(t, compiled?.longRunningEstimateMs !== undefined);
       return apps ? withToolUi(tool, compiled) : tool;
     };
-    const listed = tasks ? user.map((t) => ({ ...mcp(t), execution: TASK_EXECUTION })) : user.map(mcp);
+    const execution = (name: string) =>
+      this.tasks?.requires(name) ? TASK_REQUIRED_EXECUTION : TASK_EXECUTION;
+    const listed = tasks ? user.map((t) => ({ ...mcp(t), execution: execution(t.name) })) : user.map(mcp);
     return [...listed, ...native, ...system.map(mcp)];
   }
 }

@@ -21,7 +21,8 @@ const POLL_INTERVAL_MS = 500;
 export interface TaskOptions extends TaskLimits {
   /**
    * Tools that only run as tasks (MCP `taskSupport: "required"`): a stateless client that did not declare the
-   * tasks extension gets -32021 for them.
+   * tasks extension gets -32021 for them; a 2025-11-25 session sees them listed `taskSupport: "required"` and gets
+   * -32601 for a call that asks for no task.
    */
   tasksRequired?: readonly string[];
 }
@@ -111,9 +112,23 @@ export class TaskRegistry {
     );
   }
 
-  /** Refuses a task-required tool to a client without the extension (-32021). */
-  checkRequired(name: string, x: Exchange): void {
-    if (this.required.has(name) && !this.optedIn(x)) throw missingExtension();
+  /** Whether a tool runs only as a task (listed `taskSupport: "required"` to a 2025-11-25 session). */
+  requires(name: string): boolean {
+    return this.required.has(name);
+  }
+
+  /**
+   * Refuses a task-required tool called other than as a task: to a client without the extension, -32021; on a
+   * 2025-11-25 session (`handshakeTasks`: the revision's own tasks apply, but the call did not ask for one),
+   * -32601, as that revision says for a tool listed `taskSupport: "required"`.
+   */
+  checkRequired(name: string, x: Exchange, handshakeTasks = false): void {
+    if (!this.required.has(name) || this.optedIn(x)) return;
+    if (!handshakeTasks) throw missingExtension();
+    throw new McpLiteError(
+      'method_not_found',
+      `Tool ${echoName(name)} requires task augmentation (taskSupport: "required")`,
+    );
   }
 
   /**

@@ -76,7 +76,10 @@ export class ToolCalls {
     if (x.stateless && params.requestState !== undefined) elicitation = answersFromInputResponses(params);
     else if (!x.stateless && params.elicitation !== undefined)
       elicitation = mcpLiteAnswers(params.elicitation);
-    this.tasks?.checkRequired(name, x);
+    const handshakeTasks = this.handshakeTasks?.requested(params, x) ? this.handshakeTasks : undefined;
+    // A 2025-11-25 call that asked for a task runs as one; any other call of a task-required tool needs the
+    // 2026-07-28 extension.
+    if (!handshakeTasks) tasks?.checkRequired(name, x, this.handshakeTasks?.applies(x) === true);
     const asTask = tasks !== undefined && x.stateless && tasks.optedIn(x);
     const notices =
       x.canNotify && (hasProgress || x.logLevel !== undefined)
@@ -101,7 +104,6 @@ export class ToolCalls {
         ),
       );
     const inlineWaitMs = tool?.system ? 0 : this.server.mcpInlineWaitMs;
-    const handshakeTasks = this.handshakeTasks?.requested(params, x) ? this.handshakeTasks : undefined;
     const complete = (result: CallResult, flight: Flight): MaybePromise<Record<string, unknown>> => {
       if (handshakeTasks) return handshakeTasks.created(name, result, x);
       if (result.outcome.type !== 'promise') return toCallToolResult(result, { hasOutputSchema });
@@ -130,8 +132,9 @@ export class ToolCalls {
         }
         return answered(elicitationRounds(first, flight, x, run, complete), x.stateless, notices);
       });
-    // A caller holding as many tasks as allowed is refused before its work starts (the store counts them).
-    return asTask ? tasks.admit(x).then(go) : go();
+    // A caller holding as many tasks as allowed is refused before its work starts (the store counts them), on
+    // either revision's tasks.
+    return tasks && (asTask || handshakeTasks) ? tasks.admit(x).then(go) : go();
   }
 }
 
