@@ -2,17 +2,16 @@
  * The client's enterprise identity flows against a real authorization server (oidc-provider, DPoP on with a nonce
  * required at its token endpoint; test/support/oidc-identity-issuer.ts): the RFC 7523 jwt-bearer grant of a
  * workload (its assertion read at each grant, sent only to the authorization server its `aud` names) and
- * DPoP-bound tokens (RFC 9449) for it and for the client credentials grant. The protected mcplite server checks
- * each request's proof with jose (signature, `typ`, the token's `cnf.jkt`, `ath`, `htm`, `htu`, a fresh `jti`):
- * the client's proofs are what is under test here. The enterprise grant runs against oidc-provider as the
- * identity provider too (token exchange for an ID-JAG); the nonces of a resource server run in the official
- * conformance scenarios (`npm run conformance`).
+ * DPoP-bound tokens (RFC 9449) for it and for the client credentials grant. The protected mcplite server is
+ * mcplite's own resource server with DPoP required (`oauthResourceServer({ dpop: 'required' })`: signature, `typ`,
+ * the token's `cnf.jkt`, `ath`, `htm`, `htu`, a fresh `jti`); each proof it accepted is recorded, since the client's
+ * proofs are what is under test here. The enterprise grant runs against oidc-provider as the identity provider too
+ * (token exchange for an ID-JAG). A resource server's nonces, on every wire, are in oauth-dpop-e2e.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauthFlagOptions } from '../src/cli/oauth-options.js';
 import {
@@ -23,9 +22,8 @@ import {
   type OAuthStore,
 } from '../src/client/index.js';
 import type { Authenticate, Credentials } from '../src/core/auth.js';
-import { protectedResourceMetadataUrl } from '../src/core/oauth/protected-resource.js';
 import { type EntryOAuth, parseGatewayConfig } from '../src/gateway/config.js';
-import { createServer, defineTool } from '../src/index.js';
+import { createServer, defineTool, oauthResourceServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { run } from './support/cli-process.js';
 import { freePort } from './support/free-port.js';
@@ -41,10 +39,11 @@ import {
   WORKLOAD_CLIENT,
 } from './support/oidc-identity-issuer.js';
 
+/** The caller: the workload (or user) a jwt-bearer token was issued for, else the client. */
 const whoami = defineTool({
   name: 'whoami',
   description: 'Says who called',
-  handler: (_args, ctx) => ({ id: ctx.principal?.id ?? null }),
+  handler: (_args, ctx) => ({ id: ctx.principal?.claims?.workload ?? ctx.principal?.clientId ?? null }),
 });
 
 /** A proof the server accepted: its key's thumbprint, method, URL and jti. */
@@ -61,47 +60,30 @@ let resource: string;
 const proofs: SeenProof[] = [];
 
 /**
- * The resource server's check of a DPoP-bound token (RFC 9449 §4.3, §7.1): a JWT of the issuer for this resource,
- * presented as `Authorization: DPoP`, with a proof signed by the key it is bound to, for this URL, carrying the
- * token's hash and a jti not seen before.
+ * mcplite's resource server with DPoP required (RFC 9449 §4.3, §7.1: a JWT of the issuer for this resource, as
+ * `Authorization: DPoP`, with a proof signed by the key it is bound to, for this request, carrying the token's hash
+ * and a jti not seen before), recording each proof it accepted.
  */
 function dpopResourceServer(): Authenticate {
-  const check = async ({ headers }: Credentials) => {
-    const [scheme, token] = (headers.authorization ?? '').split(' ');
-    if (scheme !== 'DPoP' || !token || !headers.dpop) return undefined;
-    const { payload } = await jwtVerify(token, await issuer.jwks(), {
-      issuer: issuer.issuer,
-      audience: resource,
-    });
-    const proof = await jwtVerify(headers.dpop, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
-    const jkt = await calculateJwkThumbprint(proof.protectedHeader.jwk as JWK);
-    const claims = proof.payload as Record<string, unknown>;
-    const ath = createHash('sha256').update(token).digest('base64url');
-    if ((payload.cnf as { jkt?: string } | undefined)?.jkt !== jkt) throw new Error('another key');
-    if (claims.ath !== ath) throw new Error('ath');
-    // HTTP: the resource's URL; gRPC: its own authority and the RPC's path (POST).
-    const grpc = `http://${running.grpc?.address}/mcplite.MCPLite/`;
-    const htu = String(claims.htu);
-    const rpc =
-      htu.startsWith(grpc) && ['GetTools', 'CallTool', 'CallToolStream'].includes(htu.slice(grpc.length));
-    if (
-      rpc
-        ? claims.htm !== 'POST'
-        : htu !== resource || !['POST', 'GET', 'DELETE'].includes(String(claims.htm))
-    )
-      throw new Error('htu');
-    if (proofs.some((p) => p.jti === claims.jti)) throw new Error('replayed jti');
-    proofs.push({ jkt, htm: String(claims.htm), htu: String(claims.htu), jti: String(claims.jti) });
-    return { id: String(payload.workload ?? payload.client_id ?? payload.sub) };
-  };
-  return Object.assign(check, {
-    protectedResource: {
-      resource,
-      authorizationServers: [issuer.issuer],
-      scopes: ['tools:read'],
-      metadataUrl: protectedResourceMetadataUrl(resource),
-    },
+  const hook = oauthResourceServer({
+    issuer: issuer.issuer,
+    resource,
+    scopes: ['tools:read'],
+    dpop: 'required',
   });
+  const recorded = async (credentials: Credentials) => {
+    const principal = await hook(credentials);
+    const proof = credentials.headers.dpop ?? '';
+    const claims = decodeJwt(proof);
+    proofs.push({
+      jkt: await calculateJwkThumbprint(decodeProtectedHeader(proof).jwk as JWK),
+      htm: String(claims.htm),
+      htu: String(claims.htu),
+      jti: String(claims.jti),
+    });
+    return principal;
+  };
+  return Object.assign(recorded, { protectedResource: hook.protectedResource });
 }
 
 beforeAll(async () => {
@@ -314,9 +296,9 @@ describe('client credentials with DPoP, against oidc-provider', () => {
     expect(proofs.some((p) => p.jkt === jkt)).toBe(true);
   }, 60_000);
 
-  it('goes without DPoP unless asked, where the resource does not say it takes it: the bound-only server refuses the bearer token', async () => {
+  it('goes without DPoP when told to (dpop: false): the DPoP-only resource server refuses the bearer token', async () => {
     const err = await connect(resource, {
-      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer },
+      oauth: { grant: 'client_credentials', ...DPOP_MACHINE, issuer: issuer.issuer, dpop: false },
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpLiteError);
     expect((err as McpLiteError).code).toBe('unauthenticated');

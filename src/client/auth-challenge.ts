@@ -16,30 +16,57 @@ export interface AuthChallenge {
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const PARAM = new RegExp(`\\s*(${TOKEN})\\s*=\\s*(?:"((?:[^"\\\\]|\\\\.)*)"|([^,\\s]*))\\s*,?`, 'y');
-const SCHEME = new RegExp(`\\s*(${TOKEN})(?:\\s+|$)`, 'y');
+const SCHEME = new RegExp(`\\s*,?\\s*(${TOKEN})(?:\\s+|\\s*,|$)`, 'y');
+/** Challenges read from one header: a server sends one or two (RFC 9449 §7.1); the rest is not read. */
+const MAX_CHALLENGES = 8;
 const KEPT = ['error', 'error_description', 'resource_metadata', 'scope', 'realm'] as const;
 
 /**
- * The first challenge of a `WWW-Authenticate` value, with the parameters a client acts on; undefined for a
- * value that has none. Parameters of a second challenge (`Bearer …, Basic realm=…`) are not mixed in.
+ * Every challenge of a `WWW-Authenticate` value (RFC 9110 §11.6.1: `Bearer …, DPoP …`), each with the parameters
+ * a client acts on. Reading stops at what is not a challenge or a parameter (a token68 such as `Basic abc==`).
  */
-export function parseChallenge(header: string | null): AuthChallenge | undefined {
-  if (!header) return undefined;
-  SCHEME.lastIndex = 0;
-  const scheme = SCHEME.exec(header);
-  if (!scheme) return undefined;
-  const challenge: AuthChallenge = { scheme: scheme[1]! };
-  let at = SCHEME.lastIndex;
-  while (at < header.length) {
-    PARAM.lastIndex = at;
-    const param = PARAM.exec(header);
-    if (!param) break;
-    at = PARAM.lastIndex;
-    const name = param[1]!.toLowerCase() as (typeof KEPT)[number];
-    const value = param[2] !== undefined ? param[2].replace(/\\(.)/g, '$1') : (param[3] ?? '');
-    if (KEPT.includes(name) && challenge[name] === undefined) challenge[name] = value;
+export function parseChallenges(header: string | null): AuthChallenge[] {
+  const challenges: AuthChallenge[] = [];
+  if (!header) return challenges;
+  let at = 0;
+  while (at < header.length && challenges.length < MAX_CHALLENGES) {
+    SCHEME.lastIndex = at;
+    const scheme = SCHEME.exec(header);
+    if (!scheme) break;
+    const challenge: AuthChallenge = { scheme: scheme[1]! };
+    challenges.push(challenge);
+    at = SCHEME.lastIndex;
+    while (at < header.length) {
+      PARAM.lastIndex = at;
+      const param = PARAM.exec(header);
+      if (!param) break;
+      at = PARAM.lastIndex;
+      const name = param[1]!.toLowerCase() as (typeof KEPT)[number];
+      const value = param[2] !== undefined ? param[2].replace(/\\(.)/g, '$1') : (param[3] ?? '');
+      if (KEPT.includes(name) && challenge[name] === undefined) challenge[name] = value;
+    }
   }
-  return challenge;
+  return challenges;
+}
+
+/**
+ * The challenge a client acts on, undefined for a value that has none: the one of `scheme` (the scheme the refused
+ * request used: a DPoP request's `use_dpop_nonce` rides in the `DPoP` challenge, RFC 9449 §7.1, while a resource
+ * that takes both lists `Bearer` first), else the first. Only `resource_metadata` comes from another challenge,
+ * when the picked one has none and another OAuth scheme (`Bearer`, `DPoP`) of the same resource names it; other
+ * parameters of a second challenge (`Bearer …, Basic realm=…`) are not mixed in.
+ */
+export function parseChallenge(header: string | null, scheme?: string): AuthChallenge | undefined {
+  const all = parseChallenges(header);
+  const wanted = scheme?.toLowerCase();
+  const picked = all.find((c) => c.scheme.toLowerCase() === wanted) ?? all[0];
+  if (!picked || picked.resource_metadata !== undefined || !isOAuthScheme(picked.scheme)) return picked;
+  const metadata = all.find((c) => isOAuthScheme(c.scheme) && c.resource_metadata !== undefined);
+  return metadata ? { ...picked, resource_metadata: metadata.resource_metadata } : picked;
+}
+
+function isOAuthScheme(scheme: string): boolean {
+  return /^(bearer|dpop)$/i.test(scheme);
 }
 
 /**

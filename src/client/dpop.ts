@@ -64,7 +64,11 @@ export class DpopKey {
    * request carried, so a request refused for its nonce is worth sending again.
    */
   noteNonce(url: string | URL, headers: Headers): boolean {
-    const nonce = headers.get('dpop-nonce');
+    return this.keepNonce(url, headers.get('dpop-nonce'));
+  }
+
+  /** `noteNonce` for a nonce that came other than in HTTP headers (a gRPC trailer). */
+  keepNonce(url: string | URL, nonce: string | null | undefined): boolean {
     if (!nonce || nonce.length > NONCE_CHARS) return false;
     const origin = new URL(url).origin;
     const before = this.nonces.get(origin);

@@ -86,6 +86,11 @@ export interface GrpcAuth {
   credentials(url: string): Promise<{ token: string | undefined; headers: Record<string, string> }>;
   /** Signs in, refreshes or steps up after a refusal; false when the RPC should not be sent again. */
   recover(status: 401 | 403, wwwAuthenticate: string | undefined, sent: string | undefined): Promise<boolean>;
+  /**
+   * Keeps the DPoP nonce a refusal of `url` carried (the `dpop-nonce` trailer); true when the refusal asked for it
+   * (`use_dpop_nonce`) and it is new, so the RPC is worth sending once more with it (RFC 9449 §9).
+   */
+  useNonce(url: string, wwwAuthenticate: string | undefined, nonce: string | undefined): boolean;
   /** An RPC got through. */
   accepted(): void;
 }
@@ -302,6 +307,7 @@ export async function authorizedRpc<T>(
   run: (credentials: Record<string, string>) => Promise<T>,
 ): Promise<T> {
   if (!auth) return run({});
+  let nonceRetried = false;
   for (;;) {
     const { token: sent, headers: credentials } = await auth.credentials(url);
     try {
@@ -311,13 +317,17 @@ export async function authorizedRpc<T>(
     } catch (err) {
       const refused =
         err instanceof McpLiteError && (err.code === 'unauthenticated' || err.code === 'forbidden');
-      const challenge = refused ? (err as McpLiteError).data?.wwwAuthenticate : undefined;
+      if (!refused) throw err;
+      const data = (err as McpLiteError).data;
+      const challenge = typeof data?.wwwAuthenticate === 'string' ? data.wwwAuthenticate : undefined;
+      const nonce = typeof data?.dpopNonce === 'string' ? data.dpopNonce : undefined;
       const status = (err as McpLiteError).code === 'forbidden' ? 403 : 401;
-      if (
-        !refused ||
-        !(await auth.recover(status, typeof challenge === 'string' ? challenge : undefined, sent))
-      )
-        throw err;
+      // A proof without the server's current nonce: the same token again, its next proof carrying the nonce.
+      if (status === 401 && !nonceRetried && auth.useNonce(url, challenge, nonce)) {
+        nonceRetried = true;
+        continue;
+      }
+      if (!(await auth.recover(status, challenge, sent))) throw err;
     }
   }
 }
@@ -341,10 +351,16 @@ export function fromServiceError(err: ServiceError, limits: ClientLimits): McpLi
   const reason = details?.reason.toLowerCase() as ErrorCode | undefined;
   const code: ErrorCode = reason && isErrorCode(reason) ? reason : (BY_STATUS[err.code] ?? 'internal');
   const message = err.details || err.message;
+  // The challenge and DPoP nonce as trailers (how gRPC servers other than mcplite's send them, with no details).
+  const trailers: Record<string, string> = {};
+  for (const [key, name] of TRAILERS) {
+    const value = err.metadata?.get(key)[0];
+    if (typeof value === 'string' && value.length <= MAX_TRAILER_CHARS) trailers[name] = value;
+  }
   // grpc-js's own UNAVAILABLE (no status details from a server): the server could not be reached.
   const unreachable = err.code === status.UNAVAILABLE && !details ? unreachableCause(message) : undefined;
   if (unreachable !== undefined) return unreachableError(unreachable, undefined, err);
-  return new McpLiteError(code, message, { ...(details?.data ?? {}), grpc_status: err.code });
+  return new McpLiteError(code, message, { ...trailers, ...(details?.data ?? {}), grpc_status: err.code });
 }
 
 /**
@@ -360,6 +376,14 @@ function unreachableCause(message: string): string | undefined {
   if (/^(Name resolution failed|DNS resolution failed)/.test(message)) return message.split('\n')[0]!.trim();
   return undefined;
 }
+
+/** Trailers read into an error's data, under the names mcplite's status details use. */
+const TRAILERS = [
+  ['www-authenticate', 'wwwAuthenticate'],
+  ['dpop-nonce', 'dpopNonce'],
+] as const;
+/** Characters of such a trailer kept: a challenge or a nonce is a line, not a document. */
+const MAX_TRAILER_CHARS = 4096;
 
 const CODES = new Set<string>(ERROR_CODES);
 function isErrorCode(value: string): value is ErrorCode {

@@ -179,8 +179,11 @@ export class OAuthSession {
       for (;;) {
         const tokens = await this.provider?.tokens();
         const sent = tokens?.access_token;
-        const res = await next(url, tokens && sent ? await this.authorized(url, init, tokens) : init);
-        const challenge = parseChallenge(res.headers.get('www-authenticate'));
+        const request = tokens && sent ? await this.authorized(url, init, tokens) : init;
+        const res = await next(url, request);
+        // The challenge of the scheme the request used: a DPoP request's nonce or proof error is in `DPoP …`.
+        const scheme = new Headers(request.headers).get('authorization')?.split(' ')[0];
+        const challenge = parseChallenge(res.headers.get('www-authenticate'), scheme);
         const renewed = this.dpopKey?.noteNonce(url, res.headers) ?? false;
         if (res.status === 401 && challenge?.error === 'use_dpop_nonce' && renewed && !nonceRetried) {
           nonceRetried = true;
@@ -204,9 +207,19 @@ export class OAuthSession {
    * `fetch` would; false when the request should not be retried. `sent` is the token the refused request carried.
    */
   async recover(status: 401 | 403, wwwAuthenticate: string | undefined, sent: string | undefined) {
-    const challenge = parseChallenge(wwwAuthenticate ?? null);
+    const challenge = parseChallenge(wwwAuthenticate ?? null, this.dpopKey ? 'DPoP' : 'Bearer');
     if (status === 403 && challenge?.error !== 'insufficient_scope') return false;
     return this.authorize(status, challenge, sent);
+  }
+
+  /**
+   * For a wire without HTTP responses (gRPC): keeps the DPoP nonce a refusal of `url` carried; true when the
+   * refusal's `DPoP` challenge asks for it (`use_dpop_nonce`) and it is not the one the proof had, as `fetch` retries.
+   */
+  useNonce(url: string, wwwAuthenticate: string | undefined, nonce: string | undefined): boolean {
+    if (nonce === undefined || !this.dpopKey) return false;
+    const renewed = this.dpopKey.keepNonce(url, nonce);
+    return renewed && parseChallenge(wwwAuthenticate ?? null, 'DPoP')?.error === 'use_dpop_nonce';
   }
 
   /** A request got through on a wire without HTTP responses: sign-ins in a row count from zero again. */

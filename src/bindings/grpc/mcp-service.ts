@@ -88,7 +88,9 @@ export function createMcpGrpcService(
     const life = new CallLife(call);
     try {
       life.hold(calls.enterConnection(life.peer));
-      const principal = server.authenticate ? await server.authenticateCaller(life.headers) : undefined;
+      const principal = server.authenticate
+        ? await server.authenticateCaller(life.headers, life.target)
+        : undefined;
       life.hold(calls.enterCaller(server.callerKey({ principal, remoteAddress: life.remoteAddress })));
       if (life.abort.aborted) throw life.abort.reason;
       return await rpc(request as Obj, life, principal);
