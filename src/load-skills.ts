@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { type Dirent, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpLiteError } from './core/errors.js';
 import {
@@ -26,19 +26,30 @@ export interface LoadSkillsOptions {
  * skill, its files read whole (names starting with `.` left out, symbolic links never followed, so nothing outside
  * the directory is served). Bounded while read: a skill past `maxFiles` or `maxBytes`, or a directory past
  * `maxSkills`, is refused with `invalid_params` before more is read. A list of skills is `[...]` of definitions,
- * which any runtime takes; this reader is Node's (`mcplite/node`).
+ * which any runtime takes; this reader is Node's (`mcplite/node`, whose `createServer` also takes the directory).
  */
 export async function loadSkills(dir: string, options: LoadSkillsOptions = {}): Promise<SkillDefinition[]> {
+  return loadSkillsSync(dir, options);
+}
+
+/**
+ * `loadSkills`, read at once: what `createServer({ skills: '<directory>' })` of `mcplite/node` uses, as a server
+ * is made synchronously (skills are read once, at start). A directory that cannot be read is refused by name.
+ */
+export function loadSkillsSync(dir: string, options: LoadSkillsOptions = {}): SkillDefinition[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    throw refused(`cannot read the skills directory ${dir}: ${(err as Error).message}`);
+  }
   const maxSkills = options.maxSkills ?? MAX_SKILLS;
   const skills: SkillDefinition[] = [];
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const root = join(dir, entry.name);
-    const hasManifest = await lstat(join(root, 'SKILL.md')).then(
-      (s) => s.isFile(),
-      () => false,
-    );
+    const hasManifest = lstatSync(join(root, 'SKILL.md'), { throwIfNoEntry: false })?.isFile() ?? false;
     if (!hasManifest) continue;
     if (skills.length >= maxSkills) throw refused(`${dir} holds more than ${maxSkills} skills`);
     const budget = {
@@ -46,39 +57,39 @@ export async function loadSkills(dir: string, options: LoadSkillsOptions = {}): 
       bytes: options.maxBytes ?? MAX_SKILL_BYTES,
     };
     const files: SkillFile[] = [];
-    await readTree(root, '', options.maxDepth ?? 8, budget, files, entry.name);
+    readTree(root, '', options.maxDepth ?? 8, budget, files, entry.name);
     skills.push({ files });
   }
   return skills;
 }
 
-async function readTree(
+function readTree(
   root: string,
   prefix: string,
   depth: number,
   budget: { files: number; bytes: number },
   out: SkillFile[],
   skill: string,
-): Promise<void> {
-  const entries = (await readdir(join(root, prefix), { withFileTypes: true })).sort((a, b) =>
+): void {
+  const entries = readdirSync(join(root, prefix), { withFileTypes: true }).sort((a, b) =>
     a.name < b.name ? -1 : 1,
   );
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const path = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      if (depth > 0) await readTree(root, path, depth - 1, budget, out, skill);
+      if (depth > 0) readTree(root, path, depth - 1, budget, out, skill);
       continue;
     }
     // Links and devices are skipped: a skill serves its own regular files only.
     if (!entry.isFile()) continue;
     const full = join(root, path);
-    const { size } = await lstat(full);
+    const { size } = lstatSync(full);
     budget.files--;
     budget.bytes -= size;
     if (budget.files < 0) throw refused(`skill "${skill}" has more files than allowed`);
     if (budget.bytes < 0) throw refused(`skill "${skill}" is larger than allowed`);
-    const bytes = new Uint8Array(await readFile(full));
+    const bytes = new Uint8Array(readFileSync(full));
     // A file that grew since it was measured is counted as read.
     budget.bytes -= bytes.length - size;
     if (budget.bytes < 0) throw refused(`skill "${skill}" is larger than allowed`);

@@ -22,5 +22,6 @@ export {
   type McpLiteWsOptions,
   type WsEndpoint,
 } from './bindings/mcp-lite/ws/index.js';
-export { type LoadSkillsOptions, loadSkills } from './load-skills.js';
+export { type LoadSkillsOptions, loadSkills, loadSkillsSync } from './load-skills.js';
+export { createServer } from './node-create-server.js';
 export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';

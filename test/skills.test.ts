@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createServer, McpLiteError, type Middleware } from '../src/index.js';
-import { loadSkills, type RunningServer, serve } from '../src/node.js';
+import { createServer as createNodeServer, loadSkills, type RunningServer, serve } from '../src/node.js';
 import { run as runCli } from './support/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-skills-'));
@@ -72,7 +72,6 @@ describe('skills served from a directory', () => {
 
   it('declares the extension with directory reads, and the resources it needs', () => {
     const caps = client.getServerCapabilities() as Record<string, unknown> & { extensions?: object };
-    // Beside the other extensions the server speaks (MCP Apps is always declared).
     expect(caps.extensions).toMatchObject({ 'io.modelcontextprotocol/skills': { directoryRead: true } });
     expect(caps.resources).toBeDefined();
   });
@@ -159,11 +158,13 @@ describe('skills served from a directory', () => {
 });
 
 describe('mcplite skills', () => {
-  it('lists the skills of a server and prints one', { timeout: 60_000 }, async () => {
+  it('lists the skills of a server given a directory (mcplite/node) and prints one', {
+    timeout: 60_000,
+  }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'mcplite-skills-cli-'));
     mkdirSync(join(root, 'pdf-processing'));
     writeFileSync(join(root, 'pdf-processing', 'SKILL.md'), PDF_MD);
-    const running = await serve(createServer({ name: 's', tools: [], skills: await loadSkills(root) }), {
+    const running = await serve(createNodeServer({ name: 's', tools: [], skills: root }), {
       port: 0,
       grpc: false,
     });
@@ -205,5 +206,23 @@ describe('loadSkills bounds', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a skills directory given to createServer', () => {
+  it('is refused by the root entry, saying where it is read, and named when it cannot be read', () => {
+    expect(() => createServer({ name: 'x', tools: [], skills: './skills' })).toThrow(
+      /skills directory is read by createServer of 'mcplite\/node'/,
+    );
+    const missing = join(tmpdir(), 'mcplite-no-such-skills-dir');
+    let err: unknown;
+    try {
+      createNodeServer({ name: 'x', tools: [], skills: missing });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(McpLiteError);
+    expect(err).toMatchObject({ code: 'invalid_params' });
+    expect((err as Error).message).toContain(`cannot read the skills directory ${missing}`);
   });
 });

@@ -171,3 +171,56 @@ describe('tool search over 5,000 tools', { timeout: 60_000 }, () => {
     expect(result.structuredContent).toEqual({ converted: 42 });
   });
 });
+
+describe('tool search beside long-running tools', () => {
+  let running: RunningServer;
+  let mcp: Client;
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+
+  beforeAll(async () => {
+    const server = createServer({
+      name: 'slow',
+      tools: [
+        defineTool({
+          name: 'render_video',
+          description: 'Renders a video from a script (takes a while)',
+          longRunning: true,
+          handler: async () => {
+            await released;
+            return { video: 'rendered.mp4' };
+          },
+        }),
+      ],
+      toolSearch: true,
+    });
+    running = await serve(server, { port: 0, grpc: false });
+    mcp = new Client({ name: 'tool-search-promises', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`)));
+  });
+  afterAll(async () => {
+    release();
+    await mcp?.close();
+    await running?.close(1000);
+  });
+
+  it('keeps redeem and cancel listed, and a promise from the call tool is redeemed through them', async () => {
+    const listed = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(listed).toEqual(expect.arrayContaining(['search_tools', 'call_tool', 'redeem', 'cancel']));
+    expect(listed).not.toContain('render_video');
+    // The search finds catalog tools only, never the surface's own.
+    const found = await mcp.callTool({ name: 'search_tools', arguments: { query: 'redeem render video' } });
+    const names = (found.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(names).toEqual(['render_video']);
+
+    const started = await mcp.callTool({ name: 'call_tool', arguments: { name: 'render_video' } });
+    expect(started.isError, JSON.stringify(started)).toBeFalsy();
+    const { promise } = started.structuredContent as { promise: string };
+    expect(typeof promise).toBe('string');
+    release();
+    const redeemed = await mcp.callTool({ name: 'redeem', arguments: { promise, wait_ms: 10_000 } });
+    expect(JSON.stringify(redeemed)).toContain('rendered.mp4');
+  });
+});

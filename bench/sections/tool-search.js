@@ -2,14 +2,15 @@
 // search takes. Listing: the characters of the listing a caller gets with `toolSearch` (a search tool and a call
 // tool) against the whole catalog's, characters standing in for tokens (a tokenizer divides both alike); target
 // at least 50x fewer. Latency: the search tool called in process (`server.callTool`, no socket: the ranking and
-// the caller's visible listing, not the transport), after a warm-up; target a median within a few milliseconds.
+// the caller's visible listing, not the transport), after a warm-up; a median within a few milliseconds expected,
+// reported but not judged (timings depend on the machine's load; the ratio does not).
 import { createServer, defineTool, visibleTools } from '../../dist/src/index.js';
 import { envNumber, fmt, percentile } from '../support.js';
 
 const TOOLS = envNumber('BENCH_SEARCH_TOOLS', 5000);
 const SEARCHES = envNumber('BENCH_SEARCH_RUNS', 2000);
 const TARGET_RATIO = 50;
-const TARGET_P50_MS = 5;
+const EXPECTED_P50_MS = 5;
 
 const VERBS = [
   'create',
@@ -91,11 +92,13 @@ export default async function run() {
   );
   await plain.close();
   await searched.close();
-  const ok = ratio >= TARGET_RATIO && p50 <= TARGET_P50_MS;
+  // Pass/fail on the listing ratio only (characters, the same on any machine); the latency is reported, not
+  // judged, so a busy machine cannot fail the section.
+  const ok = ratio >= TARGET_RATIO;
   return {
     ok,
     summary: [
-      `tool search: ${fmt(ratio, 1)}x smaller listing (target ${TARGET_RATIO}x), p50 ${fmt(p50, 2)} ms (target ${TARGET_P50_MS} ms)`,
+      `tool search: ${fmt(ratio, 1)}x smaller listing (target ${TARGET_RATIO}x), p50 ${fmt(p50, 2)} ms (expected within ${EXPECTED_P50_MS} ms on a quiet machine; not judged)`,
     ],
   };
 }

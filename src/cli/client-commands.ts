@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import { endpointOfCard, isCardTarget } from '../client/card-target.js';
 import {
   bindingOf,
   type CallOutcome,
@@ -279,10 +278,9 @@ async function run(
   const options = connectOptions(o);
   const signIn = options.token || bindingOf(target) === 'stdio' ? undefined : cliOAuth(o, signal);
   try {
-    // A Server Card URL: the endpoint it lists.
-    const endpoint = isCardTarget(target) ? await endpointOfCard(target, signal) : target;
+    // A Server Card URL is resolved by `connect` itself.
     client = await connectWithin(
-      endpoint,
+      target,
       signIn ? { ...options, oauth: signIn.oauth } : options,
       signal,
       o.timeout,

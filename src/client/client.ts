@@ -5,6 +5,7 @@ import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { ToolServer } from '../core/server.js';
 import { closestName } from '../core/suggest.js';
+import { endpointOfCard, isCardTarget } from './card-target.js';
 import type { CatalogRequestOptions, Client } from './client-api.js';
 import { type CallScope, callScope, sleep, untilAborted } from './deadline.js';
 import { openTransport } from './detect.js';
@@ -51,7 +52,9 @@ interface LockCheck {
  * Connects to a tool server. `target`: an MCP-lite HTTP URL (`…/mcp-lite/v1/`), an MCP URL (`…/mcp`),
  * `grpc://host:port` or `grpcs://…`, a Webtools URL (`…/webtools/<name>/`), or a command line that runs an MCP
  * server over stdio. The binding is detected from the scheme and path, else by asking the server; `binding`
- * forces one. With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting too.
+ * forces one. A Server Card URL (`…/server-card`) connects to the Streamable HTTP remote the card lists
+ * (`card-target.ts`). With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting
+ * (and reading a card) too.
  * Given a `ToolServer` (from `createServer`) instead of a target, it speaks MCP to it in this process, without a
  * socket (`in-memory.ts`): the way to test a server. `Tools` (`typeof tools`) types `call`.
  */
@@ -63,7 +66,9 @@ export async function connect<Tools extends ToolSet = UntypedTools>(
   const connecting = callScope(options.timeout);
   const opening =
     typeof target === 'string'
-      ? openTransport(target, options, connecting.signal)
+      ? (isCardTarget(target) ? endpointOfCard(target, connecting.signal) : Promise.resolve(target)).then(
+          (endpoint) => openTransport(endpoint, options, connecting.signal),
+        )
       : import('./in-memory.js').then(({ inMemoryTransport }) =>
           inMemoryTransport(target, options, limitsOf(options), connecting.signal),
         );

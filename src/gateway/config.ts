@@ -73,6 +73,19 @@ export interface RemoteEntry extends EntryCommon {
   oauth?: EntryOAuth;
 }
 
+/**
+ * A server found by its Server Card (docs/discovery.md): the card at `card` is read when the gateway opens the
+ * entry, and the gateway connects to the Streamable HTTP remote it lists; `headers` and `oauth` are for that remote.
+ */
+export interface CardEntry extends EntryCommon {
+  kind: 'card';
+  /** The card's http(s) URL. */
+  card: string;
+  headers: Record<string, string>;
+  /** OAuth for the remote, when the config says `"oauth"`. */
+  oauth?: EntryOAuth;
+}
+
 /** Any target the mcplite client speaks: `grpc://…`, an MCP-lite or Webtools URL, an MCP URL. */
 export interface TargetEntry extends EntryCommon {
   kind: 'target';
@@ -95,14 +108,14 @@ export interface OpenApiEntry extends EntryCommon {
 }
 
 /** One server of the gateway's config. */
-export type GatewayEntry = StdioEntry | RemoteEntry | TargetEntry | OpenApiEntry;
+export type GatewayEntry = StdioEntry | RemoteEntry | CardEntry | TargetEntry | OpenApiEntry;
 
 /**
  * Reads a gateway config: the `{"mcpServers": {"<name>": {...}}}` file MCP clients already use (Claude Desktop,
- * Cursor, VS Code), with two entry kinds of mcplite's own (`target`, `openapi`). `${VAR}` in `url`, `target`,
+ * Cursor, VS Code), with three entry kinds of mcplite's own (`card`, `target`, `openapi`). `${VAR}` in `url`, `card`, `target`,
  * `args`, `env`, `headers` and `baseUrl` is the environment's value (a missing variable is refused, by name);
  * `bearerTokenEnv` and `apiKeyEnv` (+ `apiKeyHeader`, default `X-API-Key`) put a credential from the environment
- * into the headers; `"oauth"` signs in to a protected `url`/`target` (`EntryOAuth`). `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
+ * into the headers; `"oauth"` signs in to a protected `url`/`card`/`target` (`EntryOAuth`). `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
  */
 export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = process.env): GatewayEntry[] {
   let raw: unknown;
@@ -147,9 +160,9 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
       if (found === undefined) throw invalid(`${where}: the environment has no ${variable}`);
       return found;
     });
-  const kinds = ['command', 'url', 'target', 'openapi'].filter((k) => v[k] !== undefined);
+  const kinds = ['command', 'url', 'card', 'target', 'openapi'].filter((k) => v[k] !== undefined);
   if (kinds.length !== 1)
-    throw invalid(`server "${name}" needs exactly one of "command", "url", "target", "openapi"`);
+    throw invalid(`server "${name}" needs exactly one of "command", "url", "card", "target", "openapi"`);
   const common: EntryCommon = {
     name,
     tools: transformsOf(v.tools, at('tools')),
@@ -190,6 +203,14 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
         ...common,
         kind: 'remote',
         url: httpUrl(expand(at('url'), str(v.url, at('url'))), at('url')),
+        headers: headers(),
+        ...oauthOf(v.oauth, at('oauth'), env),
+      };
+    case 'card':
+      return {
+        ...common,
+        kind: 'card',
+        card: httpUrl(expand(at('card'), str(v.card, at('card'))), at('card')),
         headers: headers(),
         ...oauthOf(v.oauth, at('oauth'), env),
       };

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { endpointOfCard } from '../client/card-target.js';
 import type { OAuthOptions } from '../client/oauth.js';
 import type { ConnectOptions } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
@@ -49,7 +50,9 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
       ? commandLine(entry.command, entry.args)
       : entry.kind === 'remote'
         ? entry.url
-        : entry.target;
+        : entry.kind === 'card'
+          ? entry.card
+          : entry.target;
   const connect: ConnectOptions = {
     ...(entry.kind === 'stdio'
       ? {
@@ -82,8 +85,13 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
   const oauth = entry.kind !== 'stdio' && entry.oauth !== undefined;
   // Said once per outage: every retry of a signed-out upstream would repeat the same line.
   let told = false;
+  // A card entry reads its card at each opening (a retry sees a card that changed) and opens the remote it lists.
+  const opened = (): Promise<ToolSource> =>
+    entry.kind === 'card'
+      ? endpointOfCard(entry.card).then((endpoint) => openUpstream(endpoint, options))
+      : openUpstream(target, options);
   return deferred(label, () =>
-    openUpstream(target, options).then(
+    opened().then(
       (source) => {
         told = false;
         return source;
@@ -106,9 +114,11 @@ function labelOf(entry: GatewayEntry): string {
       ? upstreamLabel(commandLine(entry.command, entry.args))
       : entry.kind === 'remote'
         ? upstreamLabel(entry.url)
-        : entry.kind === 'target'
-          ? upstreamLabel(entry.target)
-          : upstreamLabel(entry.openapi);
+        : entry.kind === 'card'
+          ? upstreamLabel(entry.card)
+          : entry.kind === 'target'
+            ? upstreamLabel(entry.target)
+            : upstreamLabel(entry.openapi);
   return `${entry.name} (${where})`;
 }
 

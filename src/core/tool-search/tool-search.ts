@@ -2,12 +2,15 @@ import { McpLiteError } from '../errors.js';
 import type { Middleware } from '../operation.js';
 import { failure } from '../outcomes.js';
 import type { ToolServer } from '../server.js';
+import { CANCEL_TOOL, REDEEM_TOOL } from '../system-tools.js';
 import { defineTool, type ToolContext, type ToolDefinition, type WireTool } from '../tool.js';
 import { Bm25Index } from './bm25.js';
 
 /**
  * Search over a large catalog (docs/discovery.md, "Tool search"): a model is shown a small surface, a search
- * tool and a call tool (and any tools named in `alwaysShow`), instead of thousands of tool definitions. The search
+ * tool and a call tool (and any tools named in `alwaysShow`), instead of thousands of tool definitions. The system
+ * tools `redeem` and `cancel` stay listed where the server offers them: a call that became a promise is finished
+ * through them, and a model only calls what it was shown. The search
  * ranks the catalog by BM25 over names, descriptions and schemas, and returns only tools the caller's own
  * listing holds, so a tool visibility hides from a caller is never found by it; the call tool calls through the
  * server's ordinary path (visibility, scopes, validation, the chain), so nothing can be called that the caller
@@ -44,7 +47,7 @@ export function toolSearch(options: ToolSearchOptions = {}): ToolSearch {
   const searchName = options.searchToolName ?? 'search_tools';
   const callName = options.callToolName ?? 'call_tool';
   const limit = Math.max(1, Math.min(50, options.maxResults ?? 10));
-  const surface = new Set([searchName, callName, ...(options.alwaysShow ?? [])]);
+  const surface = new Set([searchName, callName, REDEEM_TOOL, CANCEL_TOOL, ...(options.alwaysShow ?? [])]);
   let server: ToolServer | undefined;
   let indexed: { version: number; index: Bm25Index } | undefined;
 
@@ -56,7 +59,9 @@ export function toolSearch(options: ToolSearchOptions = {}): ToolSearch {
   const index = (): Bm25Index => {
     const listing = attached().listTools();
     if (indexed?.version !== listing.version) {
-      const tools = listing.tools.filter((t) => t.name !== searchName && t.name !== callName);
+      // The search, call and system tools are listed already: a search finds the catalog's.
+      const own = [searchName, callName, REDEEM_TOOL, CANCEL_TOOL];
+      const tools = listing.tools.filter((t) => !own.includes(t.name));
       indexed = { version: listing.version, index: new Bm25Index(tools) };
     }
     return indexed.index;
@@ -127,6 +132,13 @@ export function toolSearch(options: ToolSearchOptions = {}): ToolSearch {
       if (outcome.type === 'answer') return outcome.result;
       if (outcome.type === 'failure')
         return failure(outcome.message, outcome.code ? { code: outcome.code } : {});
+      // A long call became a promise: the model redeems it with the listed `redeem` tool.
+      if (outcome.type === 'promise')
+        return {
+          promise: outcome.token,
+          estimatedCompletion: outcome.estimatedCompletion,
+          next: `${args.name} is still running: call ${REDEEM_TOOL} with this promise for its result`,
+        };
       return failure(`${args.name} answered with a ${outcome.type}; call it by name to continue`);
     },
   });
