@@ -168,10 +168,18 @@ export interface ToolResultOptions {
  *   as arguments, or the retry's `params.elicitation` (as on MCP-lite HTTP);
  * - request-for-more-resource: `isError: true` with what and how much.
  */
-export function toCallToolResult(
-  { outcome, meta }: CallResult,
-  options: ToolResultOptions,
-): Record<string, unknown> {
+export function toCallToolResult(result: CallResult, options: ToolResultOptions): Record<string, unknown> {
+  const mcp = outcomeResult(result, options);
+  // The caller's session (MCP-lite context), for clients that carry it back in `params._meta["mcplite/session"]`.
+  const session = result.meta.session;
+  if (session !== undefined) {
+    mcp._meta = { ...(mcp._meta as Record<string, unknown> | undefined), 'mcplite/session': session };
+  }
+  return mcp;
+}
+
+/** `toCallToolResult` without the session. */
+function outcomeResult({ outcome, meta }: CallResult, options: ToolResultOptions): Record<string, unknown> {
   switch (outcome.type) {
     case 'answer': {
       const value = outcome.result;
