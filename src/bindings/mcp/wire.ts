@@ -124,7 +124,8 @@ const STRUCTURED_JSON = Symbol('structured-json');
 export function resultMessage(id: JsonRpcId, result: Record<string, unknown>): string {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
   const structured = (result as Record<symbol, unknown>)[STRUCTURED_JSON] as string | undefined;
-  if (structured === undefined || Object.keys(result).length > 3) return `${head}${JSON.stringify(result)}}`;
+  if (structured === undefined || result._meta !== undefined || Object.keys(result).length > 3)
+    return `${head}${JSON.stringify(result)}}`;
   // The answer was serialised once already (for the text block): build the result around that text instead of
   // serialising the value a second time. The shape is toCallToolResult's, plus resultType on 2026-07-28.
   const resultType =
