@@ -22,9 +22,11 @@ const BOB = 'bob-token';
 const counter: ToolDefinition = {
   name: 'count',
   description: "Counts this caller's calls",
-  handler: (_args: Record<string, never>, ctx) => {
+  handler: async (_args: Record<string, never>, ctx) => {
     const n = ((ctx.session as { n?: number } | undefined)?.n ?? 0) + 1;
     ctx.setSession({ n });
+    // A partial (when the call streams) sends the result after the first message: the session must still come.
+    await ctx.partial({ counting: n });
     return { n };
   },
 };
@@ -118,6 +120,22 @@ describe('a session set by one call is seen by the next call of the same client'
         expect((await fresh.call('count', {})) as object).toMatchObject({ value: { n: 1 } });
       } finally {
         await fresh.close();
+      }
+    }
+  });
+
+  it('over streaming calls too: MCP-lite SSE and gRPC CallToolStream', async () => {
+    for (const target of [base(), `grpc://${running.grpc!.address}`]) {
+      const client = await connect(target, { token: ALICE });
+      const partials: unknown[] = [];
+      try {
+        for (const n of [1, 2]) {
+          const outcome = await client.call('count', {}, { onPartial: (p) => partials.push(p) });
+          expect(outcome).toMatchObject({ value: { n } });
+        }
+        expect(partials).toEqual([{ counting: 1 }, { counting: 2 }]);
+      } finally {
+        await client.close();
       }
     }
   });
