@@ -12,6 +12,7 @@ import { type Client, connect } from '../src/client/index.js';
 import { bearerAuth, createServer, type Logger, type ToolDefinition, type ToolServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { jsonLines } from './support/json-lines.js';
+import { latch } from './support/latch.js';
 import { callMessage, rpc } from './support/mcp-lite-http.js';
 import { connectWs } from './support/ws-client.js';
 
@@ -45,6 +46,21 @@ const hoarder: ToolDefinition = {
   },
 };
 
+/** Opened by the test once the long-running call answered with its promise. */
+let release = latch();
+
+/** Long-running: sets the session only once its promise was answered, which no result carries. */
+const lateCounter: ToolDefinition = {
+  name: 'late_count',
+  description: 'Sets the session in background work',
+  longRunning: { estimatedMs: 100 },
+  handler: async (_args: Record<string, never>, ctx) => {
+    await release.promise;
+    ctx.setSession({ n: 99 });
+    return { set: true };
+  },
+};
+
 /** Every warn line a server wrote, with its fields. */
 const warnings: Array<{ fields: unknown; msg: string | undefined }> = [];
 const capture: Logger = {
@@ -61,7 +77,7 @@ function makeServer(name: string, auth: boolean): ToolServer {
   return createServer({
     name,
     secret: 'replicas-share-this',
-    tools: [counter, hoarder],
+    tools: [counter, hoarder, lateCounter],
     logger: capture,
     ...(auth ? { authenticate: bearerAuth([ALICE, BOB]) } : {}),
   });
@@ -246,6 +262,25 @@ describe('a session is never trusted beyond its caller and server', () => {
     expect(reply.result!.content).toMatchObject({ refused: true });
     expect(reply.result!.content.message).toMatch(/over the 4096-byte bound/);
     expect(reply.result!._meta.session).toBeUndefined();
+  });
+
+  it('set in promised work after the promise was answered, is ignored with a warn line', async () => {
+    release = latch();
+    const promised = await rpc(`${base()}/rpc`, callMessage(1, 'late_count', {}), as(ALICE));
+    expect(promised.result!._meta).toMatchObject({ response_type: 'promise' });
+    expect(promised.result!._meta.session).toBeUndefined();
+    const from = warnings.length;
+    release.resolve();
+    const settled = await rpc(
+      `${base()}/rpc`,
+      callMessage(2, 'redeem', { promise: promised.result!._meta.promise_token, wait_ms: 5000 }),
+      as(ALICE),
+    );
+    expect(settled.result!.content).toEqual({ set: true });
+    expect(settled.result!._meta.session).toBeUndefined();
+    expect(warnings.slice(from).map((w) => w.msg)).toContain(
+      'ctx.setSession ignored: the call already answered (a promise); the session is not sent',
+    );
   });
 
   it('expires after sessionTtlMs', async () => {

@@ -97,6 +97,8 @@ export class CallContext implements ToolContext {
     this.binding = init.binding ?? 'unknown';
     this.callerKeyOf = init.callerKeyOf;
     this.sessionToken = init.session;
+    // Work run from the queue answers no call of its own: a session it sets would reach no one.
+    this.sessionSent = init.background;
   }
 
   get session(): unknown {
