@@ -9,6 +9,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveMcpLiteStdio } from '../src/bindings/mcp-lite/stdio/index.js';
 import { type Client, connect } from '../src/client/index.js';
+import { proxyTools } from '../src/gateway/index.js';
 import { bearerAuth, createServer, type Logger, type ToolDefinition, type ToolServer } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
 import { jsonLines } from './support/json-lines.js';
@@ -298,5 +299,26 @@ describe('a session is never trusted beyond its caller and server', () => {
     });
     expect(ignored.map((w) => w.fields)).toEqual([{ reason: 'expired' }]);
     await stale.close();
+  });
+});
+
+describe('a connection shared by several callers keeps no session', () => {
+  it("a gateway's upstream connection never carries one caller's session to the next", async () => {
+    const upstream = await serve(makeServer('counter', false), { port: 0 });
+    const proxied = await proxyTools(`${upstream.url}/mcp-lite/v1/`, { prefix: 'up' });
+    const host = await serve(createServer({ name: 'host', tools: proxied, logger: capture }), { port: 0 });
+    try {
+      const name = proxied.map((t) => t.name).find((n) => n.endsWith('count') && !n.includes('late'))!;
+      const counts = [];
+      for (let i = 0; i < 2; i++) {
+        const reply = await rpc(`${host.url}/mcp-lite/v1/rpc`, callMessage(i, name, {}));
+        counts.push(reply.result!.content);
+      }
+      expect(counts).toEqual([{ n: 1 }, { n: 1 }]);
+    } finally {
+      await host.close(1000);
+      await proxied.close();
+      await upstream.close(1000);
+    }
   });
 });

@@ -105,11 +105,12 @@ export function grpcTransport(
   rootCerts: string | Buffer | undefined,
   limits: ClientLimits,
   auth?: GrpcAuth,
+  /** Where the connection keeps the caller session (`ConnectOptions.keepSession`). */
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   const stub = openStub<McpLiteStub>(loadMcpLiteProto().service, 'MCPLite', target, rootCerts, limits);
   // The caller session the server gave this connection: sent as `mcplite-session` metadata, kept from the
   // trailing metadata of the call that set it (SessionJar).
-  const jar = new SessionJar();
   const metadata = (ctx: WireContext, credentials: Record<string, string>) => {
     const md = callMetadata(headers, ctx, credentials);
     if (jar.token !== undefined) md.set(SESSION_METADATA, jar.token);

@@ -19,10 +19,11 @@ export function httpTransport(
   headers: Record<string, string>,
   limits: ClientLimits,
   send: HttpFetch = fetchWithinOrigin,
+  /** Where the connection keeps the caller session (`ConnectOptions.keepSession`). */
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   let nextId = 1;
-  const jar = new SessionJar();
 
   async function post(path: string, body: unknown, ctx: WireContext, sse: boolean): Promise<Response> {
     try {

@@ -233,7 +233,7 @@ export async function mcpSdkTransport(
   }
 
   // The caller session an mcplite server gave this connection (`_meta["mcplite/session"]`), sent back (SessionJar).
-  const jar = new SessionJar();
+  const jar = new SessionJar(options.keepSession !== false);
   const keepSession = <T>(result: T): T => {
     const meta = isRecord(result) && isRecord(result._meta) ? result._meta : undefined;
     jar.keep(meta?.[MCP_SESSION_KEY]);

@@ -65,9 +65,9 @@ export function mcpStatelessTransport(
   clientInfo: { name: string; version: string } = { name: 'mcplite', version: '0' },
   limits: ClientLimits = DEFAULT_LIMITS,
   send: HttpFetch = fetchWithinOrigin,
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   let nextId = 1;
-  const jar = new SessionJar();
   let headerFields: Map<string, Array<{ field: string; header: string }>> | undefined;
 
   const rpc = (

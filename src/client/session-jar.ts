@@ -13,6 +13,9 @@ const MAX_SESSION_TOKEN_CHARS = 8192;
 export class SessionJar {
   private current: string | undefined;
 
+  /** `enabled` false: a jar that keeps nothing (`ConnectOptions.keepSession: false`). */
+  constructor(private readonly enabled = true) {}
+
   /** The token to send with the next call, if the server gave one. */
   get token(): string | undefined {
     return this.current;
@@ -20,7 +23,12 @@ export class SessionJar {
 
   /** Keeps what a result carried in place of the last one; anything but a bounded text is left out. */
   keep(token: unknown): void {
-    if (typeof token === 'string' && token.length > 0 && token.length <= MAX_SESSION_TOKEN_CHARS) {
+    if (
+      this.enabled &&
+      typeof token === 'string' &&
+      token.length > 0 &&
+      token.length <= MAX_SESSION_TOKEN_CHARS
+    ) {
       this.current = token;
     }
   }
