@@ -123,16 +123,20 @@ async function countThrice(client: Client): Promise<unknown[]> {
 }
 
 describe('a session set by one call is seen by the next call of the same client', () => {
-  it('over MCP-lite HTTP and gRPC with the mcplite client, which keeps it per connection', async () => {
-    for (const target of [base(), `grpc://${running.grpc!.address}`]) {
-      const client = await connect(target, { token: ALICE });
+  it('over MCP-lite HTTP, gRPC and MCP over gRPC with the mcplite client, which keeps it per connection', async () => {
+    for (const [target, binding] of [
+      [base(), undefined],
+      [`grpc://${running.grpc!.address}`, undefined],
+      [`grpc://${running.grpc!.address}`, 'mcp-grpc'],
+    ] as const) {
+      const client = await connect(target, { token: ALICE, ...(binding ? { binding } : {}) });
       try {
         expect(await countThrice(client)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
       } finally {
         await client.close();
       }
       // A new connection object starts with an empty jar.
-      const fresh = await connect(target, { token: ALICE });
+      const fresh = await connect(target, { token: ALICE, ...(binding ? { binding } : {}) });
       try {
         expect((await fresh.call('count', {})) as object).toMatchObject({ value: { n: 1 } });
       } finally {

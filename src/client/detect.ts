@@ -66,7 +66,7 @@ export async function openTransport(
     case 'mcp-grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
       const { mcpGrpcTransport } = await loadOptional('grpc', () => import('./mcp-grpc-transport.js'));
-      return mcpGrpcTransport(url, headers, options.grpcRootCerts, limits, session);
+      return mcpGrpcTransport(url, headers, options.grpcRootCerts, limits, session, jar);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');
