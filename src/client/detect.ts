@@ -3,6 +3,7 @@ import { loadOptional } from '../optional-peers.js';
 import { callScope } from './deadline.js';
 import { fetchWithinOrigin, type HttpFetch, readResponseText } from './http-fetch.js';
 import { type ClientLimits, limitsOf } from './limits.js';
+import { SessionJar } from './session-jar.js';
 import type { Transport } from './transport.js';
 import type { Binding, ConnectOptions } from './types.js';
 import { isRecord } from './wire-errors.js';
@@ -50,6 +51,8 @@ export async function openTransport(
         )
       : undefined;
   const send: HttpFetch = session ? session.fetch(fetchWithinOrigin) : fetchWithinOrigin;
+  // The caller session the server gives this connection, kept and sent back like a cookie (MCP-lite context).
+  const jar = new SessionJar(options.keepSession !== false);
   const binding =
     options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, send, signal));
   switch (binding) {
@@ -58,16 +61,16 @@ export async function openTransport(
       // The session's token rides in the metadata; a refusal (its challenge in the error) signs in or
       // refreshes through the resource's authorization server (`oauth.resource`: the server's HTTP URL).
       const { grpcTransport } = await loadOptional('grpc', () => import('./grpc-transport.js'));
-      return grpcTransport(url, headers, options.grpcRootCerts, limits, session);
+      return grpcTransport(url, headers, options.grpcRootCerts, limits, session, jar);
     }
     case 'mcp-grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
       const { mcpGrpcTransport } = await loadOptional('grpc', () => import('./mcp-grpc-transport.js'));
-      return mcpGrpcTransport(url, headers, options.grpcRootCerts, limits, session);
+      return mcpGrpcTransport(url, headers, options.grpcRootCerts, limits, session, jar);
     }
     case 'mcp-lite-http': {
       const { httpTransport } = await import('./http-transport.js');
-      return httpTransport(target, headers, limits, send);
+      return httpTransport(target, headers, limits, send, jar);
     }
     case 'webtools': {
       const { webtoolsTransport } = await import('./webtools-transport.js');
@@ -93,7 +96,7 @@ export async function openTransport(
         }
       }
       return revision === 'stateless'
-        ? mcpStatelessTransport(target, headers, options.clientInfo, limits, send)
+        ? mcpStatelessTransport(target, headers, options.clientInfo, limits, send, jar)
         : (await import('./mcp-sdk-transport.js')).mcpSdkTransport(
             { url: target },
             options,

@@ -8,16 +8,19 @@ import {
   makeClientConstructor,
   type ServiceDefinition,
   type ServiceError,
+  type StatusObject,
   status,
 } from '@grpc/grpc-js';
 import { loadMcpLiteProto } from '../bindings/grpc/proto.js';
 import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status-details.js';
 import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
+import { SESSION_METADATA_KEY as SESSION_METADATA } from '../bindings/grpc/wire.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
 import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { cancelResult } from './http-transport.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
+import { SessionJar } from './session-jar.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
 import { abortError, unreachableError } from './wire-errors.js';
@@ -107,10 +110,20 @@ export function grpcTransport(
   rootCerts: string | Buffer | undefined,
   limits: ClientLimits,
   auth?: GrpcAuth,
+  /** Where the connection keeps the caller session (`ConnectOptions.keepSession`). */
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   const stub = openStub<McpLiteStub>(loadMcpLiteProto().service, 'MCPLite', target, rootCerts, limits);
-  const metadata = (ctx: WireContext, credentials: Record<string, string>) =>
-    callMetadata(headers, ctx, credentials);
+  // The caller session the server gave this connection: sent as `mcplite-session` metadata, kept from the
+  // trailing metadata of the call that set it (SessionJar).
+  const metadata = (ctx: WireContext, credentials: Record<string, string>) => {
+    const md = callMetadata(headers, ctx, credentials);
+    if (jar.token !== undefined) md.set(SESSION_METADATA, jar.token);
+    return md;
+  };
+  // grpc-js emits 'status' synchronously right after the unary callback and before a stream's end reaches its
+  // reader: the session is kept before the caller sees the result.
+  const keepSession = (status: StatusObject) => jar.keep(status.metadata?.get(SESSION_METADATA)[0]);
 
   const authorized = (rpc: string, run: (credentials: Record<string, string>) => Promise<WireResponse>) =>
     authorizedRpc(auth, rpcUrl(target, 'mcplite.MCPLite', rpc), run);
@@ -134,6 +147,7 @@ export function grpcTransport(
         if (err) reject(ctx.signal?.aborted ? abortError(ctx.signal) : fromServiceError(err, limits));
         else resolve(res as WireResponse);
       });
+      call.on('status', keepSession);
       const onAbort = () => call.cancel();
       ctx.signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -150,6 +164,7 @@ export function grpcTransport(
   ): Promise<WireResponse> {
     if (ctx.signal?.aborted) throw abortError(ctx.signal);
     const call = stub.CallToolStream(req, metadata(ctx, credentials), {});
+    call.on('status', keepSession);
     const onAbort = () => call.cancel();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
     try {

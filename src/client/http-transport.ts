@@ -3,6 +3,7 @@ import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
+import { SessionJar } from './session-jar.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { CancelResult, ToolInfo } from './types.js';
@@ -18,6 +19,8 @@ export function httpTransport(
   headers: Record<string, string>,
   limits: ClientLimits,
   send: HttpFetch = fetchWithinOrigin,
+  /** Where the connection keeps the caller session (`ConnectOptions.keepSession`). */
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   let nextId = 1;
@@ -46,11 +49,13 @@ export function httpTransport(
     ctx: WireContext,
     extra?: Record<string, unknown>,
   ): Promise<WireOutcome> {
+    // The caller session the server gave this connection goes back in `_meta.session` (SessionJar).
+    const meta = jar.into(ctx.trace, 'session');
     const body = {
       jsonrpc: '2.0',
       id: nextId++,
       method: 'tools/call',
-      params: { name, arguments: args, ...extra, ...(ctx.trace ? { _meta: ctx.trace } : {}) },
+      params: { name, arguments: args, ...extra, ...(meta ? { _meta: meta } : {}) },
     };
     const res = await post('calltools', body, ctx, ctx.onPartial !== undefined);
     const resume = (answer: LiteAnswer, next: WireContext) => rpc(name, args, next, { elicitation: answer });
@@ -58,7 +63,7 @@ export function httpTransport(
       if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
         for await (const ev of readSse(res.body, limits)) {
           if (ev.event === 'message') ctx.onPartial?.((JSON.parse(ev.data) as { partial?: unknown }).partial);
-          else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume);
+          else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume, jar);
           else if (ev.event === 'error') throw fromJsonRpcError(JSON.parse(ev.data));
         }
         throw new McpLiteError('unavailable', 'The server ended the stream without a result');
@@ -66,7 +71,7 @@ export function httpTransport(
       const reply = await readJsonReply(res, limits.maxResponseBytes);
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
       if (!isRecord(reply) || !isRecord(reply.result)) throw fromHttpStatus(res.status, '');
-      return resultOutcome(reply.result, resume);
+      return resultOutcome(reply.result, resume, jar);
     } catch (err) {
       throw toClientError(err, ctx.signal);
     }
@@ -126,9 +131,14 @@ export function cancelResult(token: string, outcome: WireOutcome): CancelResult 
   };
 }
 
-function resultOutcome(result: unknown, resume: Parameters<typeof fromLiteResult>[2]): WireOutcome {
+function resultOutcome(
+  result: unknown,
+  resume: Parameters<typeof fromLiteResult>[2],
+  jar: SessionJar,
+): WireOutcome {
   const fields = isRecord(result) ? result : {};
   const meta = isRecord(fields._meta) ? fields._meta : {};
+  jar.keep(meta.session);
   const liteMeta: LiteMeta = {
     responseType: typeof meta.response_type === 'string' ? meta.response_type : 'answer',
     ...(typeof meta.promise_token === 'string' ? { promiseToken: meta.promise_token } : {}),

@@ -31,6 +31,7 @@ import { cancelResult } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
+import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import { abortError, isRecord } from './wire-errors.js';
 
@@ -64,6 +65,8 @@ export function mcpGrpcTransport(
   rootCerts: string | Buffer | undefined,
   limits: ClientLimits,
   auth?: GrpcAuth,
+  /** Where the connection keeps the caller session (`ConnectOptions.keepSession`). */
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   const { service } = loadMcpProto(defaultMcpProtoPath(), DEFAULT_STRUCT_LIMITS);
   const stub = openStub<McpStub>(service, 'Mcp', target, rootCerts, limits);
@@ -140,12 +143,16 @@ export function mcpGrpcTransport(
     ctx: WireContext,
     common?: Raw,
   ): Promise<WireOutcome> {
+    // The caller session the server gave this connection goes back in `common.metadata` (SessionJar).
+    const meta = jar.into(undefined, MCP_SESSION_KEY);
+    const fields = meta ? { ...common, metadata: toStruct(meta) } : common;
     const res = await unary(
       'CallTool',
-      { request: { name, arguments: toStruct(args) }, ...(common ? { common } : {}) },
+      { request: { name, arguments: toStruct(args) }, ...(fields ? { common: fields } : {}) },
       ctx,
     );
     const result = fromCallToolResponse(res);
+    if (isRecord(result._meta)) jar.keep(result._meta[MCP_SESSION_KEY]);
     if (result.resultType === 'input_required' && isRecord(result.inputRequests)) {
       const { keys, ...form } = fromInputRequests(result.inputRequests);
       const resumeData = result.resumeData as StructObject;

@@ -21,6 +21,7 @@ import { toToolInfo } from './lite-result.js';
 import { fromMcpResult } from './mcp-result.js';
 import { BoundedStdioTransport, boundedSdkFetch } from './mcp-sdk-bounds.js';
 import { sdkCatalog } from './mcp-sdk-catalog.js';
+import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
 import type { Transport, WireContext, WireElicitation, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
 import { abortError, fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
@@ -231,6 +232,14 @@ export async function mcpSdkTransport(
     };
   }
 
+  // The caller session an mcplite server gave this connection (`_meta["mcplite/session"]`), sent back (SessionJar).
+  const jar = new SessionJar(options.keepSession !== false);
+  const keepSession = <T>(result: T): T => {
+    const meta = isRecord(result) && isRecord(result._meta) ? result._meta : undefined;
+    jar.keep(meta?.[MCP_SESSION_KEY]);
+    return result;
+  };
+
   function call(name: string, args: Record<string, unknown>, ctx: WireContext): Promise<WireOutcome> {
     if (ctx.signal?.aborted) return Promise.reject(abortError(ctx.signal));
     const token = ctx.onPartial ? `mcplite-${nextToken++}` : undefined;
@@ -238,17 +247,24 @@ export async function mcpSdkTransport(
     const pending = tracked(
       ctx,
       (signal) =>
-        client.callTool(
-          {
-            name,
-            arguments: args,
-            ...(token || ctx.trace
-              ? { _meta: { ...ctx.trace, ...(token ? { progressToken: token } : {}) } }
-              : {}),
-          },
-          undefined,
-          { timeout: NO_TIMEOUT, signal },
-        ) as Promise<Record<string, unknown>>,
+        client
+          .callTool(
+            {
+              name,
+              arguments: args,
+              ...(token || ctx.trace || jar.token !== undefined
+                ? {
+                    _meta: jar.into(
+                      { ...ctx.trace, ...(token ? { progressToken: token } : {}) },
+                      MCP_SESSION_KEY,
+                    ),
+                  }
+                : {}),
+            },
+            undefined,
+            { timeout: NO_TIMEOUT, signal },
+          )
+          .then(keepSession) as Promise<Record<string, unknown>>,
     );
     if (token) void pending.finally(() => sinks.delete(token)).catch(() => {});
     return race(pending, ctx);

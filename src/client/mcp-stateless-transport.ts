@@ -7,6 +7,7 @@ import { type ClientLimits, DEFAULT_LIMITS } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
 import { isSignInFailure } from './oauth.js';
+import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
@@ -64,6 +65,7 @@ export function mcpStatelessTransport(
   clientInfo: { name: string; version: string } = { name: 'mcplite', version: '0' },
   limits: ClientLimits = DEFAULT_LIMITS,
   send: HttpFetch = fetchWithinOrigin,
+  jar: SessionJar = new SessionJar(),
 ): Transport {
   let nextId = 1;
   let headerFields: Map<string, Array<{ field: string; header: string }>> | undefined;
@@ -139,8 +141,12 @@ export function mcpStatelessTransport(
       if (args[field] !== undefined && args[field] !== null)
         extra[`mcp-param-${header}`] = headerValue(String(args[field]));
     }
-    const result = await rpc('tools/call', { name, arguments: args, ...input }, ctx, extra);
+    // The caller session an mcplite server gave this connection goes back in `_meta` (SessionJar).
+    const meta = jar.into(undefined, MCP_SESSION_KEY);
+    const params = { name, arguments: args, ...input, ...(meta ? { _meta: meta } : {}) };
+    const result = await rpc('tools/call', params, ctx, extra);
     const r = isRecord(result) ? result : {};
+    if (isRecord(r._meta)) jar.keep(r._meta[MCP_SESSION_KEY]);
     if (r.resultType === 'task' && typeof r.taskId === 'string') return fromTask(r, r.taskId);
     if (r.resultType === 'input_required' && isRecord(r.inputRequests)) {
       const { keys, ...form } = fromInputRequests(r.inputRequests);
@@ -230,6 +236,7 @@ async function postOnce(
     params: {
       ...params,
       _meta: {
+        ...(isRecord(params._meta) ? params._meta : {}),
         'io.modelcontextprotocol/protocolVersion': STATELESS_REVISION,
         'io.modelcontextprotocol/clientCapabilities': {
           elicitation: {},

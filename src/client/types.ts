@@ -162,6 +162,12 @@ export interface ConnectOptions {
   /** A bearer token, sent as `Authorization: Bearer …`. */
   token?: string;
   /**
+   * Whether the connection keeps the caller session the server gives (MCP-lite context, docs/tools.md) and sends
+   * it back with later calls, like a cookie. Default true. Turn it off for a connection shared by several callers
+   * (the gateway does), so that one caller's session never rides on another's call.
+   */
+  keepSession?: boolean;
+  /**
    * OAuth 2.1 for a protected server (docs/client.md, "OAuth"): on a 401 the client signs in (or refreshes, or
    * steps up on a 403 `insufficient_scope`) and retries, on MCP, MCP-lite HTTP and Webtools; gRPC sends the
    * stored token in its metadata. `{}` is enough for a server that registers clients dynamically and a caller

@@ -58,4 +58,9 @@ export interface CallRequest {
   action?: CompiledTool;
   /** What the wire said beyond the arguments (`_meta`, headers, framing), read by tracing only. */
   wire?: CallWire;
+  /**
+   * The caller's session token as the call carried it (MCP-lite `params._meta.session`, gRPC `mcplite-session`
+   * metadata, MCP `params._meta["mcplite/session"]`); opened (and ignored when not genuine) by core/caller-session.ts.
+   */
+  session?: string | undefined;
 }

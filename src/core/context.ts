@@ -1,5 +1,6 @@
 import type { Principal } from './auth.js';
 import { callerKey } from './caller.js';
+import { type SessionChange, sessionJson } from './caller-session.js';
 import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import type { ElicitationAnswers, ToolContext } from './tool.js';
@@ -40,6 +41,11 @@ export interface ContextInit {
   requestId: string | number | undefined;
   /** The config the environment supplied (Webtools), or the server-side / default one. */
   config: Readonly<Record<string, unknown>>;
+  /**
+   * The caller's session token as the call carried it, and what reads it (`CallerSessions.read`): opened on the
+   * first read of `ctx.session` only, since most tools never read it.
+   */
+  session?: { token: string; read: (token: string, callerKey: string) => unknown } | undefined;
 }
 
 /**
@@ -66,6 +72,12 @@ export class CallContext implements ToolContext {
   private client: ContextInit['client'] | undefined;
   private readonly onPartial: ContextInit['onPartial'];
   private readonly logger: Logger;
+  private sessionToken: ContextInit['session'];
+  private sessionValue: unknown;
+  /** What `setSession` set, until the call's result is built (`takeSession`). */
+  private sessionChange: SessionChange | undefined;
+  /** Set once the call's result was built: a later `setSession` reaches no one. */
+  private sessionSent = false;
   /** The id of the request that made this call, where its wire has one. */
   readonly requestId: string | number | undefined;
 
@@ -84,6 +96,44 @@ export class CallContext implements ToolContext {
     this.headers = init.headers ?? NO_HEADERS;
     this.binding = init.binding ?? 'unknown';
     this.callerKeyOf = init.callerKeyOf;
+    this.sessionToken = init.session;
+    // Work run from the queue answers no call of its own: a session it sets would reach no one.
+    this.sessionSent = init.background;
+  }
+
+  get session(): unknown {
+    if (this.sessionChange) return this.sessionChange.value;
+    const token = this.sessionToken;
+    if (token) {
+      this.sessionToken = undefined;
+      this.sessionValue = token.read(token.token, this.callerKey);
+    }
+    return this.sessionValue;
+  }
+
+  setSession(value: unknown): void {
+    // Checked (and copied, so a later change of the caller's object is not signed) where the tool sets it.
+    const copy = value === undefined ? undefined : JSON.parse(sessionJson(value));
+    if (this.sessionSent) {
+      this.log.warn(
+        {},
+        'ctx.setSession ignored: the call already answered (a promise); the session is not sent',
+      );
+      return;
+    }
+    this.sessionChange = { value: copy };
+  }
+
+  /** What `setSession` set for the call's result, if anything; from now on `setSession` is ignored. */
+  takeSession(): SessionChange | undefined {
+    this.sessionSent = true;
+    const change = this.sessionChange;
+    this.sessionChange = undefined;
+    if (change) {
+      this.sessionToken = undefined;
+      this.sessionValue = change.value;
+    }
+    return change;
   }
 
   get callerKey(): string {

@@ -1,8 +1,7 @@
-import { fromBase64, toBase64Url } from './base64.js';
 import { McpLiteError } from './errors.js';
-import { randomBytes, randomId } from './random-id.js';
+import { randomId } from './random-id.js';
 import type { JsonSchema } from './schema.js';
-import { equalInConstantTime, hmacSha256 } from './sha256.js';
+import { TokenSigner } from './signed-token.js';
 
 /** What the signed state carries between the two rounds of an elicitation. */
 export interface ElicitationStatePayload {
@@ -51,24 +50,27 @@ export interface ElicitationBinding {
 }
 
 /**
- * Signs and verifies elicitation states with HMAC-SHA256, so that the server stays stateless and the client
- * can neither forge nor alter what the handler asked. Replicas must share `secret` to accept each other's states.
+ * Signs and verifies elicitation states (the server's one token format, `TokenSigner`, for the purpose
+ * `elicitation`), so that the server stays stateless and the client can neither forge nor alter what the handler
+ * asked. Replicas must share `secret` to accept each other's states.
  */
 export class ElicitationSigner {
-  /** Drawn on first use, not here: Workers forbid random values outside a request, where servers are made. */
-  private key: Uint8Array | undefined;
+  private readonly tokens: TokenSigner;
 
   constructor(
-    private readonly secret: string | Uint8Array | undefined,
+    secret: string | Uint8Array | undefined,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.tokens = new TokenSigner(secret);
+  }
 
-  /** Encodes `base64url(payload).base64url(hmac)`, with a fresh nonce and the expiry. */
+  /** Encodes the payload with a fresh nonce and the expiry (`TokenSigner.seal`). */
   sign(payload: Omit<ElicitationStatePayload, 'exp' | 'nonce'>): string {
-    const body = toBase64Url(
-      JSON.stringify({ ...payload, nonce: randomId(16, 'base64url'), exp: Date.now() + this.ttlMs }),
-    );
-    return `${body}.${this.mac(body)}`;
+    return this.tokens.seal('elicitation', {
+      ...payload,
+      nonce: randomId(16, 'base64url'),
+      exp: Date.now() + this.ttlMs,
+    });
   }
 
   /**
@@ -76,56 +78,19 @@ export class ElicitationSigner {
    * `invalid_params` (`data.reason` says why).
    */
   verify(state: unknown, tool: string, binding: ElicitationBinding): ElicitationStatePayload {
-    if (typeof state !== 'string' || state.length > 65536) throw invalid('malformed');
-    const dot = state.indexOf('.');
-    if (dot <= 0) throw invalid('malformed');
-    const body = state.slice(0, dot);
-    const macText = state.slice(dot + 1);
-    // Node's base64url decoder skips what it does not know (padding, `+/`, junk), so several texts would pass
-    // for one MAC: only the exact canonical text of 32 bytes is accepted, then compared in constant time.
-    if (!MAC_TEXT.test(macText)) throw invalid('forged');
-    const given = fromBase64(macText);
-    const expected = this.macBytes(body);
-    if (
-      given.length !== expected.length ||
-      toBase64Url(given) !== macText ||
-      !equalInConstantTime(given, expected)
-    )
-      throw invalid('forged');
-    if (!BODY_TEXT.test(body)) throw invalid('malformed');
-    let payload: ElicitationStatePayload;
-    try {
-      payload = JSON.parse(new TextDecoder().decode(fromBase64(body)));
-    } catch {
-      throw invalid('malformed');
-    }
+    const opened = this.tokens.open<ElicitationStatePayload>(state, 'elicitation');
+    // A token made for another purpose is signed by this server, but is no elicitation state: malformed here.
+    if (!opened.ok) throw invalid(opened.reason === 'forged' ? 'forged' : 'malformed');
+    const payload = opened.payload;
     if (payload.tool !== tool) throw invalid('wrong_tool');
-    if (payload.exp < Date.now()) throw invalid('expired');
+    if (!(payload.exp >= Date.now())) throw invalid('expired');
     if (payload.args !== binding.args) throw invalid('wrong_arguments', 'not for these arguments');
     if (payload.principal !== binding.principal) throw invalid('wrong_caller', 'not for this caller');
     if (typeof payload.nonce !== 'string' || !NONCE_TEXT.test(payload.nonce)) throw invalid('malformed');
     return payload;
   }
-
-  private mac(body: string): string {
-    return toBase64Url(this.macBytes(body));
-  }
-
-  private macBytes(body: string): Uint8Array {
-    this.key ??=
-      this.secret === undefined
-        ? randomBytes(32)
-        : typeof this.secret === 'string'
-          ? new TextEncoder().encode(this.secret)
-          : this.secret;
-    return hmacSha256(this.key, body);
-  }
 }
 
-/** An HMAC-SHA256 in unpadded base64url: 43 characters, the last one carrying 2 bits (so only AEIMQUYcgkosw048). */
-const MAC_TEXT = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
-/** A body as `sign` writes it: unpadded base64url, nothing else. */
-const BODY_TEXT = /^[A-Za-z0-9_-]+$/;
 /** A nonce as `sign` draws it: 16 bytes in unpadded base64url. */
 const NONCE_TEXT = /^[A-Za-z0-9_-]{22}$/;
 

@@ -94,6 +94,11 @@ export interface ResponseMeta {
   promise_token?: string;
   /** When promised work is expected to be done, in epoch milliseconds. */
   estimated_completion?: number;
+  /**
+   * The caller's session, signed, when the call set one (`ctx.setSession`): MCP-lite JSON wires write it as
+   * `_meta.session`, gRPC as the `mcplite-session` response metadata, MCP as `_meta["mcplite/session"]`.
+   */
+  session?: string;
 }
 
 /** What core hands back to a binding for one call. */

@@ -78,10 +78,15 @@ export interface ToolServerOptions {
   onCallEnd?: CallObserver;
   /** Hard limit for promised (background) work; it is aborted after this. Default ten minutes. */
   maxRunMs?: number;
-  /** Key that signs elicitation states; replicas must share it. Default: random per process. */
+  /** Key that signs elicitation states and caller sessions; replicas must share it. Default: random per process. */
   secret?: string | Uint8Array;
   /** How long an elicitation state stays valid. Default ten minutes. */
   elicitationTtlMs?: number;
+  /**
+   * How long a caller session (`ctx.setSession`, MCP-lite context, docs/tools.md) stays valid after the call that
+   * set it. Default 24 hours. Sessions are signed with `secret` and bound to the caller and this server's `name`.
+   */
+  sessionTtlMs?: number;
   /**
    * Where answered elicitation states are remembered until they expire, so that each answers one call only.
    * Without one no elicitation answer is taken (`createServer` gives a bounded memory store; replicas share a

@@ -4,6 +4,7 @@ import { ViewResources } from './apps/views.js';
 import type { Authenticate, Principal, RequestTarget } from './auth.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
+import { CallerSessions, DEFAULT_SESSION_TTL_MS } from './caller-session.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
 import { CallContext } from './context.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
@@ -93,6 +94,7 @@ export class ToolServer {
   private readonly maxRunMs: number;
   private readonly elicitations: Elicitations;
   private readonly nonces: ElicitationNonceStore | undefined;
+  private readonly sessions: CallerSessions;
   private readonly systemCalls: ReadonlyMap<string, SystemCall> = new Map();
   /** Calls waiting for their answer, promoted to promises past the budget. */
   private readonly budget: AnswerBudget;
@@ -123,6 +125,12 @@ export class ToolServer {
       options.elicitationNonceStore,
     );
     this.nonces = options.elicitationNonceStore;
+    this.sessions = new CallerSessions(
+      options.secret,
+      this.name,
+      options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
+      this.logger,
+    );
     const reserved = new Set(this.store ? [REDEEM_TOOL, CANCEL_TOOL] : []);
     if (!this.store && options.tools.some((t) => t.longRunning)) {
       throw new McpLiteError('invalid_request', 'Long-running tools need a promise store');
@@ -406,15 +414,21 @@ export class ToolServer {
       headers: request.headers,
       binding: request.binding,
       callerKeyOf: this.keyOfCaller,
+      session: request.session ? { token: request.session, read: this.readSession } : undefined,
     });
     if (op) op.context = context;
+    // The session a tool set rides on the call's own result; promised work's later ones are ignored (context.ts).
+    const withSession = (r: CallResult) =>
+      this.sessions.withSession(r, context.takeSession(), () => context.callerKey);
     if (tool.longRunningEstimateMs !== undefined && this.work) {
       return this.work
         .start(tool, args, context, request)
-        .then((promised) => this.result(promised, performance.now() - startedAt));
+        .then((promised) => withSession(this.result(promised, performance.now() - startedAt)));
     }
-    return this.runForeground(tool, args, context, request, startedAt);
+    return mapMaybe(this.runForeground(tool, args, context, request, startedAt), withSession);
   }
+
+  private readonly readSession = (token: string, key: string): unknown => this.sessions.read(token, key);
 
   /** Waits until no call is running, up to `graceMs`; true when everything finished in time. */
   drain(graceMs: number): Promise<boolean> {

@@ -98,6 +98,21 @@ export interface ToolContext<Answers = Record<string, unknown>> {
    * option, else that default config (so a tool behaves the same on every wire).
    */
   readonly config: Readonly<Record<string, unknown>>;
+  /**
+   * The caller's session (MCP-lite context, docs/tools.md): the value a tool set with `setSession` on an earlier
+   * call of the same caller to this server, as the caller's session token carries it; undefined without one, and
+   * when the token is forged, expired, for another server or another caller (such a token is ignored, with a warn
+   * log line). In promised work run from a shared queue the session is not carried: undefined there.
+   */
+  readonly session: unknown;
+  /**
+   * Sets the caller's session to `value` (any JSON, at most 4 KiB as JSON; undefined clears it): the server
+   * returns it signed with the call's result (`_meta.session`) and the client sends it back with its later calls.
+   * Throws a TypeError for a value JSON cannot carry and a RangeError for one over the bound. The last call wins.
+   * Only the call's own result carries it: once a promise was answered (long-running tools, calls promoted to a
+   * promise), a later `setSession` is ignored with a warn log line.
+   */
+  setSession(value: unknown): void;
 }
 
 /**

@@ -74,7 +74,8 @@ export async function openUpstream(target: string, options: ProxyToolsOptions = 
   const open = async (): Promise<Client> => {
     let client: Client;
     try {
-      client = await connect(target, { timeout: openTimeoutMs, ...options.connect });
+      // One connection serves every caller of the gateway: no caller session may ride from one to another.
+      client = await connect(target, { timeout: openTimeoutMs, ...options.connect, keepSession: false });
     } catch (err) {
       throw withoutTarget(err, target, label);
     }

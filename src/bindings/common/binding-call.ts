@@ -21,6 +21,8 @@ export interface CallSource {
  */
 export class BindingCall implements CallRequest {
   readonly arguments: unknown;
+  /** The caller's session token, when the wire carried one (`sessionTokenOf`); set by the binding after building. */
+  session: string | undefined = undefined;
 
   constructor(
     readonly name: string,
@@ -83,4 +85,14 @@ export class BindingCaller implements CallerSource {
   get remoteAddress(): string | undefined {
     return this.source.remoteAddress;
   }
+}
+
+/**
+ * The session token a call carries in its `_meta` under `key` (MCP-lite `session`, MCP `mcplite/session`), or
+ * undefined when it carries no text there. Core bounds and checks it (core/caller-session.ts).
+ */
+export function sessionTokenOf(meta: unknown, key: string): string | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const token = (meta as Record<string, unknown>)[key];
+  return typeof token === 'string' ? token : undefined;
 }

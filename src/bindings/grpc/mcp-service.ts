@@ -8,7 +8,7 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import type { Principal } from '../../core/auth.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
-import { BindingCall, BindingCaller } from '../common/binding-call.js';
+import { BindingCall, BindingCaller, sessionTokenOf } from '../common/binding-call.js';
 import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { errorExit } from '../common/error-exit.js';
@@ -209,25 +209,24 @@ export function createMcpGrpcService(
     const hasOutputSchema = tool?.wire.outputSchema !== undefined && tool.longRunningEstimateMs === undefined;
     const meta = common?.metadata ? fromStruct(common.metadata) : undefined;
     let result: Awaited<ReturnType<ToolServer['call']>>;
+    const request = new BindingCall(
+      name,
+      args,
+      principal,
+      life,
+      life,
+      undefined,
+      undefined,
+      elicitation,
+      BINDING,
+      undefined,
+      undefined,
+      { meta },
+    );
+    // The caller session (MCP-lite context) as MCP carries it: `_meta["mcplite/session"]`, here `common.metadata`.
+    request.session = sessionTokenOf(meta, 'mcplite/session');
     try {
-      result = await server.call(
-        new BindingCall(
-          name,
-          args,
-          principal,
-          life,
-          life,
-          undefined,
-          undefined,
-          elicitation,
-          BINDING,
-          undefined,
-          undefined,
-          {
-            meta,
-          },
-        ),
-      );
+      result = await server.call(request);
     } catch (err) {
       return toCallToolResponse(toolErrorOrThrow(err, false));
     }

@@ -23,6 +23,8 @@ import { fromStruct, type StructObject } from './struct.js';
 import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
 import {
   type GrpcStatusError,
+  SESSION_METADATA_KEY,
+  sessionTrailer,
   toGrpcError,
   toGrpcPrompt,
   toGrpcPromptResponse,
@@ -132,9 +134,19 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
     // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
     if (life.abort.aborted) throw life.abort.reason;
-    return server.callTool(
-      new BindingCall(name, args, principal, life, life, undefined, onPartial, elicitation, BINDING),
+    const request = new BindingCall(
+      name,
+      args,
+      principal,
+      life,
+      life,
+      undefined,
+      onPartial,
+      elicitation,
+      BINDING,
     );
+    request.session = life.headers?.[SESSION_METADATA_KEY];
+    return server.callTool(request);
   }
 
   const implementation: UntypedServiceImplementation = {
@@ -173,7 +185,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
             callback(statusOf(err));
             return;
           }
-          callback(null, response);
+          callback(null, response, sessionTrailer(result));
         },
         (err) => {
           life.dispose();
@@ -212,7 +224,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
             return;
           }
           call.write(response);
-          call.end();
+          call.end(sessionTrailer(result));
         },
         (err) => {
           life.dispose();

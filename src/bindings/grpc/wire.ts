@@ -88,6 +88,20 @@ export function toToolResponse(result: CallResult): WireToolResponse {
   return { result: toStruct(resultFields(result.outcome)), meta: toWireMeta(result.meta) };
 }
 
+/** The metadata key of the caller's session (MCP-lite context), in requests and in a call's trailing metadata. */
+export const SESSION_METADATA_KEY = 'mcplite-session';
+
+/**
+ * The trailing metadata of a call whose tool set the caller's session (`mcplite-session`), or undefined: gRPC
+ * carries it beside the result, since mcplite.ResponseMeta has no field for it (old clients keep working).
+ */
+export function sessionTrailer(result: CallResult): Metadata | undefined {
+  if (result.meta.session === undefined) return undefined;
+  const metadata = new Metadata();
+  metadata.set(SESSION_METADATA_KEY, result.meta.session);
+  return metadata;
+}
+
 /** A partial message of CallToolStream: `{ partial: data }` as spec A.4, no meta. */
 export function toPartialResponse(data: unknown): WireToolResponse {
   return { result: toStruct({ partial: data }), partial: true };

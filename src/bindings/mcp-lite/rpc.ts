@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { ToolServer } from '../../core/server.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
-import { BindingCall, BindingCaller, type CallSource } from '../common/binding-call.js';
+import { BindingCall, BindingCaller, type CallSource, sessionTokenOf } from '../common/binding-call.js';
 import { echoName } from '../common/echo.js';
 import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
 import { errorExit } from '../common/error-exit.js';
@@ -213,7 +213,7 @@ function toolCall(
     });
   }
   const answer = elicitation === undefined ? undefined : elicitationReplyOf(elicitation, invalidElicitation);
-  return new BindingCall(
+  const call = new BindingCall(
     name,
     args,
     principal,
@@ -227,6 +227,9 @@ function toolCall(
     undefined,
     metaOf(m.params),
   );
+  // The caller's session (MCP-lite context) comes back in `_meta.session`.
+  call.session = sessionTokenOf(m.params._meta, 'session');
+  return call;
 }
 
 /** The call's `params._meta` (its trace context, SEP-414), for tracing; undefined when it sent none. */

@@ -2,7 +2,7 @@ import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
 import { isoTime } from '../common/iso-time.js';
 import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
-import { jsonMeta, resultFields } from '../common/mcp-lite-result.js';
+import { type JsonResponseMeta, jsonMeta, resultFields } from '../common/mcp-lite-result.js';
 
 /**
  * The MCP-lite HTTP result object of a call (documented in docs/wire-format.md): the shared result fields of its
@@ -12,7 +12,10 @@ import { jsonMeta, resultFields } from '../common/mcp-lite-result.js';
 export function toWireResult({ outcome, meta }: CallResult): Record<string, unknown> {
   // resultFields makes a new object each time: adding to it spares a spread (slow on Node 20).
   const fields = resultFields(outcome);
-  fields._meta = jsonMeta(meta);
+  const json: JsonResponseMeta & { session?: string } = jsonMeta(meta);
+  // The caller's session (MCP-lite context): the client sends it back as `params._meta.session`.
+  if (meta.session !== undefined) json.session = meta.session;
+  fields._meta = json;
   return fields;
 }
 
@@ -23,7 +26,7 @@ export function toWireResult({ outcome, meta }: CallResult): Record<string, unkn
  */
 export function wireResultJson(result: CallResult): string {
   const { outcome, meta } = result;
-  if (outcome.type === 'answer' && meta.promise_token === undefined) {
+  if (outcome.type === 'answer' && meta.promise_token === undefined && meta.session === undefined) {
     const content = JSON.stringify(outcome.result);
     // undefined (nothing to write, a function…) leaves the key out in JSON.stringify; the generic path does that.
     if (content !== undefined) {

@@ -11,7 +11,7 @@ import type {
 } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { isToolError } from '../../core/tool-errors.js';
-import { BindingCall } from '../common/binding-call.js';
+import { BindingCall, sessionTokenOf } from '../common/binding-call.js';
 import { elicitationReplyOf } from '../common/elicitation.js';
 import { isObject, type JsonRpcRequest } from '../common/jsonrpc.js';
 import type { Exchange } from './exchange.js';
@@ -86,23 +86,25 @@ export class ToolCalls {
         ? new CallNotices(x, hasProgress ? (progressToken as string | number) : undefined)
         : undefined;
     const onPartial = notices?.send;
-    const run = (flight: Flight, answers?: CallRequest['elicitation']) =>
-      this.server.call(
-        new BindingCall(
-          name,
-          params.arguments,
-          x.principal,
-          flight,
-          x,
-          m.id ?? undefined,
-          onPartial,
-          answers,
-          x.binding ?? 'mcp',
-          undefined,
-          undefined,
-          { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
-        ),
+    const session = sessionTokenOf(meta, 'mcplite/session');
+    const run = (flight: Flight, answers?: CallRequest['elicitation']) => {
+      const call = new BindingCall(
+        name,
+        params.arguments,
+        x.principal,
+        flight,
+        x,
+        m.id ?? undefined,
+        onPartial,
+        answers,
+        x.binding ?? 'mcp',
+        undefined,
+        undefined,
+        { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
       );
+      call.session = session;
+      return this.server.call(call);
+    };
     const inlineWaitMs = tool?.system ? 0 : this.server.mcpInlineWaitMs;
     const complete = (result: CallResult, flight: Flight): MaybePromise<Record<string, unknown>> => {
       if (handshakeTasks) return handshakeTasks.created(name, result, x);

@@ -124,7 +124,8 @@ const STRUCTURED_JSON = Symbol('structured-json');
 export function resultMessage(id: JsonRpcId, result: Record<string, unknown>): string {
   const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
   const structured = (result as Record<symbol, unknown>)[STRUCTURED_JSON] as string | undefined;
-  if (structured === undefined || Object.keys(result).length > 3) return `${head}${JSON.stringify(result)}}`;
+  if (structured === undefined || result._meta !== undefined || Object.keys(result).length > 3)
+    return `${head}${JSON.stringify(result)}}`;
   // The answer was serialised once already (for the text block): build the result around that text instead of
   // serialising the value a second time. The shape is toCallToolResult's, plus resultType on 2026-07-28.
   const resultType =
@@ -168,10 +169,18 @@ export interface ToolResultOptions {
  *   as arguments, or the retry's `params.elicitation` (as on MCP-lite HTTP);
  * - request-for-more-resource: `isError: true` with what and how much.
  */
-export function toCallToolResult(
-  { outcome, meta }: CallResult,
-  options: ToolResultOptions,
-): Record<string, unknown> {
+export function toCallToolResult(result: CallResult, options: ToolResultOptions): Record<string, unknown> {
+  const mcp = outcomeResult(result, options);
+  // The caller's session (MCP-lite context), for clients that carry it back in `params._meta["mcplite/session"]`.
+  const session = result.meta.session;
+  if (session !== undefined) {
+    mcp._meta = { ...(mcp._meta as Record<string, unknown> | undefined), 'mcplite/session': session };
+  }
+  return mcp;
+}
+
+/** `toCallToolResult` without the session. */
+function outcomeResult({ outcome, meta }: CallResult, options: ToolResultOptions): Record<string, unknown> {
   switch (outcome.type) {
     case 'answer': {
       const value = outcome.result;
