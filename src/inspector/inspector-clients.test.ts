@@ -105,3 +105,70 @@ describe.each(['grpc', 'mcp', 'stdio'] as const)(
     });
   },
 );
+
+describe('inspector API through the universal client (mcp-grpc: MCP over gRPC)', () => {
+  let demo: RunningServer;
+  let listening: NodeListening;
+  let port: number;
+  let token: string;
+  let inspected: InspectorTarget;
+  const post = async (route: string, body: unknown) =>
+    events(
+      (
+        await send(
+          port,
+          'POST',
+          `/inspector/api/${route}`,
+          { 'x-mcplite-inspector': token, 'content-type': 'application/json' },
+          JSON.stringify(body),
+        )
+      ).body,
+    );
+
+  beforeAll(async () => {
+    demo = await serve(createServer({ ...serverOptions, tools, mcpInlineWaitMs: 0 }), {
+      port: 0,
+      grpcPort: 0,
+    });
+    // The target names the service, as `mcplite inspect grpc://host:port/model_context_protocol.Mcp` does.
+    inspected = await inspectorTarget(`grpc://${demo.grpc!.address}/model_context_protocol.Mcp`);
+    const inspector = createInspector({ target: inspected });
+    token = inspector.token;
+    listening = await listenNode(inspector.handler, { port: 0 });
+    port = (listening.server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await listening?.close();
+    await inspected?.close();
+    await demo?.close(500);
+  });
+
+  it('lists and calls the tools, and continues an elicitation', async () => {
+    const listed = JSON.parse(
+      (await send(port, 'GET', '/inspector/api/tools', { 'x-mcplite-inspector': token })).body,
+    );
+    expect(listed.binding).toBe('mcp-grpc');
+    expect(listed.tools.map((t: { name: string }) => t.name)).toContain('echo');
+
+    const called = await post('call', { tool: 'echo', arguments: { message: 'hi', repeat: 2 } });
+    const echoed = called.at(-1)!.data;
+    expect(called[0]!.data.request).toMatchObject({
+      via: 'mcplite/client',
+      binding: 'mcp-grpc',
+      operation: 'call',
+    });
+    expect(echoed.outcome).toMatchObject({ type: 'answer', result: { message: 'hi', repeat: 2 } });
+
+    const asked = (await post('call', { tool: 'subscribe_digest', arguments: { category: 'security' } })).at(
+      -1,
+    )!.data;
+    expect(asked.outcome.type).toBe('elicitation');
+    const values = { email: 'g@example.com', frequency: 'daily' };
+    const done = (await post('answer', { id: asked.elicitationId, values })).at(-1)!.data;
+    expect(done.outcome).toMatchObject({
+      type: 'answer',
+      result: { subscribed: true, email: 'g@example.com' },
+    });
+  });
+});
