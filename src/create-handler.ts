@@ -17,6 +17,7 @@ import {
 } from './bindings/mcp/streamable-http/index.js';
 import { createHttpBinding, type HttpBindingOptions } from './bindings/mcp-lite/http/index.js';
 import { createWebtoolsBinding, type WebtoolsBindingOptions } from './bindings/webtools/index.js';
+import { modulesLoaded } from './core/deferred-modules.js';
 import type { NeutralHandler } from './core/http.js';
 import type { ToolServer } from './core/server.js';
 import type { SessionStateStore } from './core/session-state.js';
@@ -144,6 +145,7 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
   );
   const guarded = options.dnsRebindingProtection ?? options.allowedHosts !== undefined;
   if (guarded) handler = withHostGuard(handler, options);
+  handler = afterLoading(handler);
   return Object.assign(handler, {
     mcpLite,
     mcp,
@@ -173,4 +175,16 @@ function isCatalogSource(handler: NeutralHandler): handler is NeutralHandler & C
  */
 export function engineOptions(mcp: McpBindingOptions | false | undefined): LegacySseOptions {
   return mcp ? pickProtocolOptions(mcp) : {};
+}
+
+/**
+ * `handler`, once the modules loaded on first need (the interpreting validator, the fallback hashes:
+ * `core/deferred-modules.ts`) are in, so the synchronous paths of a request find them. Nothing is being loaded on
+ * Node, nor on any runtime once the first request has waited: then a request goes straight through.
+ */
+function afterLoading(handler: NeutralHandler): NeutralHandler {
+  return (request) => {
+    const loaded = modulesLoaded();
+    return loaded ? loaded.then(() => handler(request)) : handler(request);
+  };
 }

@@ -266,7 +266,7 @@ describe('MCP over WebSocket: hostile input', () => {
     }
   });
 
-  it('drops a client that stops reading', async () => {
+  it('drops a client that stops reading (the bound under its deprecated name, still honoured)', async () => {
     const tight = await serve(createServer({ tools }), { port: 0, mcpWs: { maxBufferedBytes: 64 * 1024 } });
     try {
       const tUrl = `${tight.url.replace('http', 'ws')}/mcp`;

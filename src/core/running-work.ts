@@ -1,22 +1,19 @@
+import { PendingSet } from './pending-set.js';
+
 /**
  * The promised work running in this process (every server in it), for runtimes that end a request's work when its
  * response is sent: Cloudflare Workers stop what a request started unless it is handed to `ctx.waitUntil`. The
  * fetch adapter hands over what runs when a response leaves; work a promise stands for starts before the response
  * that carries the promise, so it is always among it.
  */
-const running = new Set<Promise<unknown>>();
+const running = new PendingSet();
 
 /** Counts `work` as running until it settles. */
 export function trackRunningWork(work: Promise<unknown>): void {
   running.add(work);
-  const done = () => {
-    running.delete(work);
-  };
-  work.then(done, done);
 }
 
 /** Settles when all the work running now has settled (never rejects); undefined when none runs. */
 export function runningWork(): Promise<void> | undefined {
-  if (running.size === 0) return undefined;
-  return Promise.allSettled([...running]).then(() => {});
+  return running.settled();
 }

@@ -1,6 +1,7 @@
+import { trackLoading } from './deferred-modules.js';
+import { McpLiteError } from './errors.js';
 import type { Validator } from './validation-errors.js';
 import { compileWithAjv } from './validator-ajv.js';
-import { compilePortable } from './validator-portable.js';
 
 export type { FieldProblem, Validator } from './validation-errors.js';
 
@@ -106,4 +107,34 @@ export function compileValidator(schema: JsonSchema, owner: string): Validator {
     }
     throw new Error(`Invalid JSON Schema for ${owner}: ${(err as Error).message}`, { cause: err });
   }
+}
+
+type Portable = typeof import('./validator-portable.js');
+let portable: Portable | undefined;
+let portableLoading: Promise<Portable> | undefined;
+
+/**
+ * The interpreting validator, loaded only where it is used (runtimes that forbid generating code): Node, Bun and
+ * Deno never load it. Until it has loaded (a moment after the first schema is compiled, before `createHandler`
+ * serves its first request), a schema is prepared at its first use; it only shows its flaws when a value meets the
+ * broken part anyway, so nothing is checked later than before.
+ */
+function compilePortable(schema: JsonSchema): Validator {
+  if (portable) return portable.compilePortable(schema);
+  if (!portableLoading) {
+    portableLoading = import('./validator-portable.js').then((m) => {
+      portable = m;
+      return m;
+    });
+    trackLoading(portableLoading);
+  }
+  let compiled: Validator | undefined;
+  return (value, what) => {
+    if (!compiled) {
+      // Only a call made in the same turn as the server (before any await) can come here first.
+      if (!portable) throw new McpLiteError('unavailable', 'The schema validator is still loading: retry');
+      compiled = portable.compilePortable(schema);
+    }
+    return compiled(value, what);
+  };
 }

@@ -25,7 +25,8 @@ const server = createServer({
   promiseStore: false,
 });
 const maxLineBytes = Number(process.env.MCPLITE_MAX_LINE_BYTES) || undefined;
-const stdio = serveStdio(server, maxLineBytes ? { maxLineBytes } : {});
+const maxQueuedBytes = Number(process.env.MCPLITE_MAX_QUEUED_BYTES) || undefined;
+const stdio = serveStdio(server, { maxLineBytes, maxQueuedBytes });
 await stdio.closed;
 await server.close();
 process.exit(0);

@@ -17,7 +17,8 @@ import type { JsonRpcId } from './jsonrpc.js';
 export interface ConnectionPeer {
   /**
    * Writes one message, in order; resolves once it is written out (the backpressure of notifications and
-   * partials). The framing bounds what it buffers: a peer that stops reading is disconnected.
+   * partials). The framing writes through the one outbound writer (`outbound-stream.ts`, `maxQueuedBytes`): a
+   * peer that stops reading is cut off.
    */
   write(message: string): Promise<void>;
   /** Ends the transport (the draft dialect's `exit`). */

@@ -1,17 +1,19 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from '../../core/logger.js';
 import type { ConnectionPeer, JsonRpcConnection } from './json-rpc-connection.js';
+import { type OutboundSink, OutboundWriter, type StreamBoundOptions } from './outbound-stream.js';
 
 /**
  * The one stdio framing of JSON-RPC, for MCP and MCP-lite alike: one message (or batch) per line in each direction,
  * the process's stdin and stdout one connection (`json-rpc-connection.ts`). A line is bounded while it is read: one
  * over the limit is answered `payload_too_large` with no id as soon as it passes the limit, skipped to its end, and
- * reading carries on. Answers are written in order, waiting for 'drain' when the pipe is full; a client that stops
- * reading stdout is cut off once `maxBufferedBytes` wait for it, rather than buffered for without bound.
+ * reading carries on. Answers are written in order through the one outbound writer (`outbound-stream.ts`), waiting
+ * for 'drain' when the pipe is full; a client that stops reading stdout is cut off once `maxQueuedBytes` wait for
+ * it, rather than buffered for without bound.
  */
 
 /** Options of a stdio server, whichever protocol it speaks. */
-export interface StdioFramingOptions {
+export interface StdioFramingOptions extends StreamBoundOptions {
   /** Where messages come from. Default `process.stdin`. */
   input?: Readable;
   /** Where answers go. Default `process.stdout` (so logs must go to stderr). */
@@ -19,8 +21,8 @@ export interface StdioFramingOptions {
   /** Longest accepted line in bytes, checked while reading. Default 4 MiB. */
   maxLineBytes?: number;
   /**
-   * Most bytes of answers waiting for the client to read them: a client that stops reading stdout reaches it,
-   * and the server stops (rather than buffering without bound). Default 64 MiB.
+   * @deprecated The bound is `maxQueuedBytes`, the one every stream and connection has (here: default 64 MiB of
+   * answers unread on stdout); this name is still honoured when that one is not given.
    */
   maxBufferedBytes?: number;
 }
@@ -36,7 +38,8 @@ export interface StdioSession {
   close(): void;
 }
 
-const DONE = Promise.resolve();
+/** The default bound on answers unread on stdout: the pipe carries all of the one client's traffic. */
+const STDIO_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /**
  * Serves one connection over stdio lines: `open` makes the protocol's connection over the line peer. The client
@@ -50,59 +53,51 @@ export function serveLines(
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const maxLine = options.maxLineBytes ?? 4 * 1024 * 1024;
-  const maxBuffered = options.maxBufferedBytes ?? 64 * 1024 * 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? options.maxBufferedBytes ?? STDIO_MAX_QUEUED_BYTES;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
   let closing = false;
-  let ended = false;
-  // Lines waiting behind a full pipe (in `writing`), their size, and whether the last write is waiting for 'drain'.
-  let writing: Promise<void> = DONE;
-  let queued = 0;
-  let queuedBytes = 0;
-  let blocked = false;
+  // One wait for 'drain' shared by every write that finds the pipe full (one listener, however many wait).
+  let drained: Promise<void> | undefined;
 
   /** Resolves once `output` has room again (or is gone), leaving no listener behind. */
-  const drained = (): Promise<void> =>
+  const drain = (): Promise<void> =>
     new Promise<void>((resolve) => {
       const go = () => {
         output.off('drain', go);
         output.off('close', go);
-        blocked = false;
+        drained = undefined;
         resolve();
       };
-      blocked = true;
       output.on('drain', go);
       output.on('close', go);
     });
 
-  /** Writes one line now when nothing waits before it, else after what does; resolves once it is written out. */
-  const write = (line: string): Promise<void> => {
-    if (ended || output.destroyed) return DONE;
-    if (queued === 0 && !blocked) {
-      if (output.write(`${line}\n`)) return DONE;
-      writing = drained();
-      return writing;
-    }
-    queued++;
-    queuedBytes += line.length;
-    if (queuedBytes + output.writableLength > maxBuffered) {
-      logger.warn({ buffered: queuedBytes + output.writableLength }, 'stdout is not being read: stopping');
-      close(false);
-      return DONE;
-    }
-    writing = writing.then(() => {
-      queued--;
-      queuedBytes -= line.length;
-      if (ended || output.destroyed || output.write(`${line}\n`)) return;
-      return drained();
-    });
-    return writing;
+  // The pipe keeps the lines in order and counts what waits in it; the writer bounds that and cuts off past it.
+  const sink: OutboundSink = {
+    get waitingBytes() {
+      return output.writableLength;
+    },
+    send(line) {
+      if (output.destroyed) return undefined;
+      if (output.write(`${line}\n`)) return undefined;
+      drained ??= drain();
+      return drained;
+    },
+    drop: () => output.destroy(),
   };
+  const out = new OutboundWriter(sink, {
+    maxQueuedBytes,
+    onCutOff() {
+      logger.warn({ buffered: output.writableLength }, 'stdout is not being read: stopping');
+      close(false);
+    },
+  });
 
   const connection = open({
-    write,
+    write: (line) => out.write(line),
     end: () => close(),
     principal: undefined,
     remoteAddress: undefined,
@@ -125,18 +120,14 @@ export function serveLines(
     closing = true;
     stopReading();
     connection.close();
-    if (!flush) {
-      ended = true;
+    out.end();
+    if (!flush || output.destroyed || output.writableLength === 0) {
       resolveClosed();
       return;
     }
-    void writing.then(() => {
-      ended = true;
-      if (output.writableLength === 0 || output.destroyed) return resolveClosed();
-      // An empty write's callback comes once every earlier write has gone out (or failed): 'drain' would only
-      // come if a write had found the buffer full.
-      output.write('', () => resolveClosed());
-    });
+    // An empty write's callback comes once every earlier write has gone out (or failed): 'drain' would only come
+    // if a write had found the buffer full.
+    output.write('', () => resolveClosed());
   }
 
   return { closed, close: () => close() };

@@ -9,6 +9,7 @@ import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
 import { errorHeaders } from './http-reply.js';
 import type { ConnectionPeer, JsonRpcConnection } from './json-rpc-connection.js';
 import type { JsonRpcId } from './jsonrpc.js';
+import { type OutboundSink, OutboundWriter, type StreamBoundOptions } from './outbound-stream.js';
 
 /**
  * The one WebSocket framing of JSON-RPC, for MCP (`/mcp`, subprotocol `mcp`) and MCP-lite (`/mcp-lite/v1/ws`,
@@ -37,7 +38,7 @@ const CLOSE = {
 } as const;
 
 /** Options of a WebSocket endpoint: where it is, and the bounds that keep one client from hurting the rest. */
-export interface WsEndpointOptions extends HostGuardOptions {
+export interface WsEndpointOptions extends HostGuardOptions, StreamBoundOptions {
   /** The path the upgrade request must name (a trailing slash is ignored). */
   path: string;
   /** The subprotocol spoken. A client offering others but not this one is refused; one offering none is served. */
@@ -49,8 +50,8 @@ export interface WsEndpointOptions extends HostGuardOptions {
   /** Largest accepted message in bytes, enforced while frames are read (close 1009). Default 4 MiB. */
   maxMessageBytes?: number;
   /**
-   * Most bytes waiting to be written to one connection: a client that stops reading reaches it and is disconnected
-   * rather than buffered for without bound. Default 8 MiB.
+   * @deprecated The bound is `maxQueuedBytes`, the one every stream and connection has (here: default 8 MiB of a
+   * connection's answers unread); this name is still honoured when that one is not given.
    */
   maxBufferedBytes?: number;
   /** A ping is sent this often; a connection that has not answered the previous one is dropped. Default 30 000; 0: off. */
@@ -85,8 +86,8 @@ interface Connection {
 /**
  * A WebSocket endpoint with the `ws` package: the framing every WebSocket binding shares. It checks an upgrade
  * as the HTTP bindings check a request (Host/Origin, bearer token, then the connection bounds), and keeps each
- * connection honest: messages bounded in size while read (close 1009), a ping/pong keepalive, and a bound on
- * unread output. `open` makes the protocol's connection over each WebSocket.
+ * connection honest: messages bounded in size while read (close 1009), a ping/pong keepalive, and unread output
+ * bounded by the one outbound writer (`maxQueuedBytes`). `open` makes the protocol's connection over each WebSocket.
  */
 export function createWsEndpoint(
   server: ToolServer,
@@ -95,7 +96,7 @@ export function createWsEndpoint(
 ): WsEndpoint {
   const path = options.path.endsWith('/') ? options.path.slice(0, -1) : options.path;
   const maxMessage = options.maxMessageBytes ?? 4 * 1024 * 1024;
-  const maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+  const maxQueuedBytes = options.maxQueuedBytes ?? options.maxBufferedBytes ?? WS_MAX_QUEUED_BYTES;
   const keepAliveMs = options.keepAliveMs ?? 30_000;
   const maxConnections = options.maxConnections ?? 1024;
   const maxPerCaller = options.maxConnectionsPerCaller ?? 64;
@@ -227,28 +228,32 @@ export function createWsEndpoint(
     remoteAddress: string | undefined,
     headers: Readonly<Record<string, string | undefined>>,
   ): void {
-    const overflowed = () => {
-      if (ws.bufferedAmount <= maxBuffered) return;
-      log.warn({ caller: key, buffered: ws.bufferedAmount }, 'client is not reading: connection dropped');
-      ws.terminate();
+    // The one outbound writer: a client that leaves `maxQueuedBytes` unread is cut off (the socket terminated).
+    const sink: OutboundSink = {
+      get waitingBytes() {
+        return ws.bufferedAmount;
+      },
+      send(text) {
+        // With little waiting to be written, nothing to wait for: a callback per message costs every answer.
+        if (ws.bufferedAmount < LOW_WATER) {
+          ws.send(text);
+          return undefined;
+        }
+        // Resolved on error too: a closed connection must not leave a streaming handler waiting.
+        return new Promise<void>((resolve) => ws.send(text, () => resolve()));
+      },
+      drop: () => ws.terminate(),
     };
+    const out = new OutboundWriter(sink, {
+      maxQueuedBytes,
+      onCutOff: () =>
+        log.warn({ caller: key, buffered: ws.bufferedAmount }, 'client is not reading: connection dropped'),
+    });
     const peer: ConnectionPeer = {
       principal,
       remoteAddress,
       headers,
-      write(text) {
-        // With little waiting to be written, nothing to wait for: a callback per message costs every answer.
-        if (ws.bufferedAmount < LOW_WATER) {
-          ws.send(text);
-          overflowed();
-          return DONE;
-        }
-        return new Promise<void>((resolve) => {
-          // Resolved on error too: a closed connection must not leave a streaming handler waiting.
-          ws.send(text, () => resolve());
-          overflowed();
-        });
-      },
+      write: (text) => out.write(text),
       end() {
         ws.close(CLOSE.normal);
       },
@@ -271,6 +276,7 @@ export function createWsEndpoint(
     // `ws` reports bad frames (and oversized messages) here, then closes with the matching code (1002, 1007, 1009).
     ws.on('error', (err) => log.debug({ err, caller: key }, 'WebSocket error'));
     ws.once('close', () => {
+      out.end();
       connections.delete(ws);
       release(key);
       c.connection.close();
@@ -309,7 +315,8 @@ function ignore(): void {}
 
 /** Below this many unwritten bytes a sender does not wait for the socket. */
 const LOW_WATER = 64 * 1024;
-const DONE = Promise.resolve();
+/** The default bound on a WebSocket connection's unread answers: it carries all of one client's traffic. */
+const WS_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 /** The reason phrase of each status an upgrade is refused with. */
 const REASONS: Readonly<Record<number, string>> = {

@@ -120,7 +120,7 @@ describe('MCP-lite over stdio', () => {
 
   it('stops rather than buffering without bound for a client that never reads', async () => {
     const output = new PassThrough({ highWaterMark: 1024 });
-    const c = connect({ output, maxBufferedBytes: 256 * 1024 });
+    const c = connect({ output, maxQueuedBytes: 256 * 1024 });
     for (let i = 0; i < 10; i++)
       c.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'big' } });
     await c.stdio.closed.then(undefined, () => {});

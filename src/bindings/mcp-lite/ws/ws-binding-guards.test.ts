@@ -100,7 +100,7 @@ describe('MCP-lite over WebSocket', () => {
   });
 
   it('drops a client that stops reading instead of buffering for it', async () => {
-    const url = await start({ ws: { maxBufferedBytes: 64 * 1024 } });
+    const url = await start({ ws: { maxQueuedBytes: 64 * 1024 } });
     const c = await connect(url);
     (c.ws as any)._socket.pause();
     const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big' } });
