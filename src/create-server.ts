@@ -5,6 +5,7 @@ import { ToolServer } from './core/server.js';
 import type { ToolServerOptions } from './core/server-options.js';
 import type { SkillDefinition } from './core/skills/skills.js';
 import { type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
+import { loadSkillsSync } from './load-skills.js';
 import { MemoryPromiseStore } from './stores/memory.js';
 import { MemoryElicitationNonceStore } from './stores/memory-elicitation-nonces.js';
 import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
@@ -13,8 +14,8 @@ import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
 export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 'rateLimit' | 'skills'> {
   /**
    * Agent Skills (docs/discovery.md, "Skills"): a list of definitions, on any runtime, or a directory of skills
-   * (each a subdirectory with its `SKILL.md`), which only `createServer` of `mcplite/node` reads: this entry reaches
-   * no file system (it runs on Workers too), so a directory given here is refused, saying where to go instead.
+   * (each a subdirectory with its `SKILL.md`), read once here with `loadSkills`'s bounds where the runtime has a
+   * file system (Node, Bun, Deno, Workers with `nodejs_compat`); elsewhere a directory is refused, saying so.
    */
   skills?: readonly SkillDefinition[] | string;
   /** Where promises live. Default: a new in-memory store. `false` turns promises off (no `redeem` tool). */
@@ -43,13 +44,9 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
  * errors, a throwing handler's among them, logged to stderr unless `logger` says otherwise). Serve it with `serve`.
  */
 export function createServer(options: ServerOptions): ToolServer {
-  const { promiseStore, rateLimit, auth, toolSearch: searchOptions, skills, ...rest } = options;
-  if (typeof skills === 'string')
-    throw new TypeError(
-      `createServer({ skills: '${skills}' }): a skills directory is read by createServer of 'mcplite/node' ` +
-        "(import { createServer } from 'mcplite/node'), or by loadSkills() of 'mcplite/node' into a list; " +
-        'this entry runs where there is no file system, so give the skills as a list of definitions here',
-    );
+  const { promiseStore, rateLimit, auth, toolSearch: searchOptions, skills: given, ...rest } = options;
+  // A directory is read here, once, where the runtime has a file system (load-skills.ts, which imports no Node module).
+  const skills = typeof given === 'string' ? loadSkillsSync(given) : given;
   const search = searchOptions ? toolSearch(searchOptions === true ? {} : searchOptions) : undefined;
   const authenticate =
     auth && rest.authenticate ? anyOf(rest.authenticate, auth) : (auth ?? rest.authenticate);

@@ -1,5 +1,4 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { Dirent } from 'node:fs';
 import { McpLiteError } from './core/errors.js';
 import {
   MAX_FILES_PER_SKILL,
@@ -26,17 +25,19 @@ export interface LoadSkillsOptions {
  * skill, its files read whole (names starting with `.` left out, symbolic links never followed, so nothing outside
  * the directory is served). Bounded while read: a skill past `maxFiles` or `maxBytes`, or a directory past
  * `maxSkills`, is refused with `invalid_params` before more is read. A list of skills is `[...]` of definitions,
- * which any runtime takes; this reader is Node's (`mcplite/node`, whose `createServer` also takes the directory).
+ * which any runtime takes; this reader needs a file system (`createServer` uses it for a directory).
  */
 export async function loadSkills(dir: string, options: LoadSkillsOptions = {}): Promise<SkillDefinition[]> {
   return loadSkillsSync(dir, options);
 }
 
 /**
- * `loadSkills`, read at once: what `createServer({ skills: '<directory>' })` of `mcplite/node` uses, as a server
+ * `loadSkills`, read at once: what `createServer({ skills: '<directory>' })` uses, as a server
  * is made synchronously (skills are read once, at start). A directory that cannot be read is refused by name.
  */
 export function loadSkillsSync(dir: string, options: LoadSkillsOptions = {}): SkillDefinition[] {
+  const files = fileSystem(dir);
+  const { readdirSync, lstatSync, join } = files;
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -56,14 +57,42 @@ export function loadSkillsSync(dir: string, options: LoadSkillsOptions = {}): Sk
       files: options.maxFiles ?? MAX_FILES_PER_SKILL,
       bytes: options.maxBytes ?? MAX_SKILL_BYTES,
     };
-    const files: SkillFile[] = [];
-    readTree(root, '', options.maxDepth ?? 8, budget, files, entry.name);
-    skills.push({ files });
+    const read: SkillFile[] = [];
+    readTree(files, root, '', options.maxDepth ?? 8, budget, read, entry.name);
+    skills.push({ files: read });
   }
   return skills;
 }
 
+type FileSystem = Pick<typeof import('node:fs'), 'readdirSync' | 'lstatSync' | 'readFileSync'> &
+  Pick<typeof import('node:path'), 'join'>;
+
+/**
+ * `node:fs` and `node:path` where the runtime has them (Node, Bun, Deno, Workers with `nodejs_compat`), taken with
+ * `process.getBuiltinModule` rather than imported, so that the root entry, which reads a skills directory for
+ * `createServer({ skills: '<dir>' })`, still imports no Node module; elsewhere, the directory is refused by name.
+ */
+function fileSystem(dir: string): FileSystem {
+  const builtin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule;
+  const fs = builtin?.('node:fs') as typeof import('node:fs') | undefined;
+  const path = builtin?.('node:path') as typeof import('node:path') | undefined;
+  if (!fs || !path) {
+    throw refused(
+      `cannot read the skills directory ${dir}: this runtime has no file system; give the skills as a list of ` +
+        'definitions (docs/discovery.md)',
+    );
+  }
+  return {
+    readdirSync: fs.readdirSync,
+    lstatSync: fs.lstatSync,
+    readFileSync: fs.readFileSync,
+    join: path.join,
+  };
+}
+
 function readTree(
+  fs: FileSystem,
   root: string,
   prefix: string,
   depth: number,
@@ -71,6 +100,7 @@ function readTree(
   out: SkillFile[],
   skill: string,
 ): void {
+  const { readdirSync, lstatSync, readFileSync, join } = fs;
   const entries = readdirSync(join(root, prefix), { withFileTypes: true }).sort((a, b) =>
     a.name < b.name ? -1 : 1,
   );
@@ -78,7 +108,7 @@ function readTree(
     if (entry.name.startsWith('.')) continue;
     const path = prefix ? `${prefix}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      if (depth > 0) readTree(root, path, depth - 1, budget, out, skill);
+      if (depth > 0) readTree(fs, root, path, depth - 1, budget, out, skill);
       continue;
     }
     // Links and devices are skipped: a skill serves its own regular files only.

@@ -23,5 +23,4 @@ export {
   type WsEndpoint,
 } from './bindings/mcp-lite/ws/index.js';
 export { type LoadSkillsOptions, loadSkills, loadSkillsSync } from './load-skills.js';
-export { createServer } from './node-create-server.js';
 export { ListenError, type RunningServer, type ServeOptions, serve } from './serve.js';

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createServer, McpLiteError, type Middleware } from '../src/index.js';
-import { createServer as createNodeServer, loadSkills, type RunningServer, serve } from '../src/node.js';
+import { loadSkills, type RunningServer, serve } from '../src/node.js';
 import { run as runCli } from './support/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcplite-skills-'));
@@ -164,7 +164,7 @@ describe('mcplite skills', () => {
     const root = mkdtempSync(join(tmpdir(), 'mcplite-skills-cli-'));
     mkdirSync(join(root, 'pdf-processing'));
     writeFileSync(join(root, 'pdf-processing', 'SKILL.md'), PDF_MD);
-    const running = await serve(createNodeServer({ name: 's', tools: [], skills: root }), {
+    const running = await serve(createServer({ name: 's', tools: [], skills: root }), {
       port: 0,
       grpc: false,
     });
@@ -210,14 +210,23 @@ describe('loadSkills bounds', () => {
 });
 
 describe('a skills directory given to createServer', () => {
-  it('is refused by the root entry, saying where it is read, and named when it cannot be read', () => {
-    expect(() => createServer({ name: 'x', tools: [], skills: './skills' })).toThrow(
-      /skills directory is read by createServer of 'mcplite\/node'/,
+  it('is read where the runtime has a file system, and named when it cannot be read', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'mcplite-skills-dir-'));
+    mkdirSync(join(own, 'notes'));
+    writeFileSync(
+      join(own, 'notes', 'SKILL.md'),
+      '---\nname: notes\ndescription: Takes notes\n---\nWrite them down.\n',
     );
+    const server = createServer({ name: 'x', tools: [], skills: own });
+    const listed = createServer({ name: 'y', tools: [], skills: await loadSkills(own) });
+    rmSync(own, { recursive: true, force: true });
+    // The directory read by createServer and the list read by loadSkills serve the same skill resources.
+    expect(server.resources.list().map((r) => r.uri)).toEqual(listed.resources.list().map((r) => r.uri));
+    expect(server.resources.list().length).toBeGreaterThan(0);
     const missing = join(tmpdir(), 'mcplite-no-such-skills-dir');
     let err: unknown;
     try {
-      createNodeServer({ name: 'x', tools: [], skills: missing });
+      createServer({ name: 'x', tools: [], skills: missing });
     } catch (e) {
       err = e;
     }

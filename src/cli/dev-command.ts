@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { PromiseStore } from '../core/promises/store.js';
 import type { ToolServer } from '../core/server.js';
-import { createServer } from '../node-create-server.js';
+import { createServer } from '../create-server.js';
 import { type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { isLoopbackHost } from '../bindings/common/host-guard.js';
 import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
-import { createServer } from '../node-create-server.js';
+import { createServer } from '../create-server.js';
 import { loadOptional } from '../optional-peers.js';
 import { ListenError, type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';

@@ -123,7 +123,8 @@ export interface ToolServerOptions {
   /**
    * Agent Skills (`io.modelcontextprotocol/skills`): each a `SKILL.md` and its files, served as `skill://`
    * resources with `skills/list`, `skills/get` and `resources/directory/read` on MCP. Read a directory of them with
-   * `loadSkills` (`mcplite/node`), or give the directory to `createServer` of `mcplite/node`. Checked and bounded here (512 files, 16 MiB per skill). docs/discovery.md.
+   * `loadSkills` (`mcplite/node`), or give the directory to `createServer`. Checked and bounded here (512 files, 16 MiB
+   * per skill). docs/discovery.md.
    */
   skills?: readonly SkillDefinition[];
   /** Resource templates (RFC 6570 URI templates). */
