@@ -50,6 +50,11 @@ const TARGET_MIDDLEWARE = 0.95;
  */
 const NODE_FLAGS = ['--single-threaded', '--no-memory-reducer'];
 /** BENCH_PEERS=0 leaves out the other MCP servers (official SDK v1 and v2, tmcp): they give scale, no target. */
+/**
+ * The peers run 6 to 45 times mcplite's instructions per request, and under valgrind that many requests would take
+ * an hour: they get fewer (their JIT tiers are reached sooner too, at that cost per request).
+ */
+const PEER_COUNTS = { warm: envNumber('BENCH_PEER_WARM', 3000), batch: envNumber('BENCH_PEER_BATCH', 500) };
 const WITH_PEERS = process.env.BENCH_PEERS !== '0';
 /** The issue's bound on /mcp against its baseline (the reference-over-measured ratio's floor): within 1.15x. */
 const TARGET_MCP_BASELINE = 1 / 1.15;
@@ -110,6 +115,7 @@ export default async function run() {
             name: 'official SDK v2',
             start: (o) => script(['bench/peers/sdk-v2-server.js'], o, '/mcp'),
             ...SDK_REQUEST,
+            ...PEER_COUNTS,
           },
           {
             name: 'official SDK v1',
@@ -169,12 +175,13 @@ async function count(c) {
   c.child = started.child;
   const target = { ...c, url: started.url, check: saysHello };
   await validateContender(target, 1);
-  await load(target, WARM);
+  const batch = c.batch ?? BATCH;
+  await load(target, c.warm ?? WARM);
   for (let dump = 1; dump <= BATCHES; dump++) {
     callgrindControl('-z', c.child.pid);
-    await load(target, BATCH);
+    await load(target, batch);
     callgrindControl('-d', c.child.pid);
-    c.batches.push(dumpTotal(`${c.out}.${dump}`) / BATCH);
+    c.batches.push(dumpTotal(`${c.out}.${dump}`) / batch);
   }
 }
 
