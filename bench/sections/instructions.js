@@ -110,6 +110,7 @@ export default async function run() {
             name: 'tmcp 1.x (srvx)',
             start: (o) => script(['bench/peers/tmcp-server.js'], o, '/mcp'),
             ...mcpRequest,
+            ...PEER_COUNTS,
           },
           {
             name: 'official SDK v2',
@@ -121,6 +122,7 @@ export default async function run() {
             name: 'official SDK v1',
             start: (o) => script(['bench/sdk-mcp-server.js'], o, '/mcp'),
             ...SDK_REQUEST,
+            ...PEER_COUNTS,
           },
         ]
       : []),
