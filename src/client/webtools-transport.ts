@@ -26,7 +26,7 @@ const PROTOCOL_CODES: Readonly<Record<string, ErrorCode>> = {
 };
 
 /**
- * Webtools (the seed spec, issue 11): `GET <url>` is the metadata, whose actions are the tools; `POST <url>`
+ * Webtools (the seed spec): `GET <url>` is the metadata, whose actions are the tools; `POST <url>`
  * executes `{action, request, config?, version?}` and answers `{status:"ok", data}` or `{status:"error",
  * error:{code, message}}`. The outcome extension: `status:"pending"` (a promise, redeemed with the `redeem`
  * action), `status:"input_required"` (an elicitation, answered by posting the state and answers back).

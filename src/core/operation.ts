@@ -70,7 +70,7 @@ export interface Operation {
   readonly caller: OperationCaller;
   /**
    * The request's `params._meta` as received, when its wire has one (SEP-414 carries `traceparent`, `tracestate`
-   * and `baggage` there). Read-only; added for tracing (issue 27, `core/telemetry/`): a tool call's comes from
+   * and `baggage` there). Read-only; added for tracing (`core/telemetry/`): a tool call's comes from
    * `CallRequest.wire.meta`.
    */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;

@@ -6,6 +6,7 @@ import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
 import { CallerSessions, DEFAULT_SESSION_TTL_MS } from './caller-session.js';
 import { Catalog, type CompiledTool, type Listing } from './catalog.js';
+import { assembleChain } from './chain-assembly.js';
 import { CallContext } from './context.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import { Elicitations } from './elicitations.js';
@@ -18,12 +19,11 @@ import type { Logger } from './logger.js';
 import { type MaybePromise, mapMaybe } from './maybe-promise.js';
 import { authenticateHeaders } from './middleware/authentication.js';
 import { assertToolScopes } from './oauth/tool-scopes.js';
-import { observeToolCalls } from './observer.js';
 import type { Middleware, OperationMethod } from './operation.js';
 import { type CallerSource, PlainOperation } from './operation-caller.js';
 import { targetOf } from './operation-target.js';
 import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
-import { Pipeline, type Terminal } from './pipeline.js';
+import type { Pipeline, Terminal } from './pipeline.js';
 import { toolAccess } from './promise-access.js';
 import { handlerError, PromisedWork, settleValue } from './promised-work.js';
 import { PromiseManager, toSettlement } from './promises/manager.js';
@@ -41,7 +41,6 @@ import {
   type SystemCall,
   unknownTool,
 } from './system-tools.js';
-import { tracingStage } from './telemetry/index.js';
 import type { ElicitationAnswers } from './tool.js';
 import { ToolCallOperation } from './tool-call-operation.js';
 import { ToolResolution } from './tool-resolution.js';
@@ -181,22 +180,15 @@ export class ToolServer {
       this.queue.bind(this.work.runJob, this.store);
     }
     this.limiter = rateLimiterOf(options.rateLimit, this.ipv6CallerPrefix);
-    // Every binding's operations walk this chain: one allowance per caller and one metric on every wire.
-    const stages: Middleware[] = [];
-    // Tracing first, so that its span covers every later stage (issue 27); installed only with an SDK registered.
-    const targets = targetOf({ tools: this.catalog, prompts: this.prompts, resources: this.resources });
-    const traced = tracingStage(options.telemetry, targets);
-    if (traced) stages.push(traced);
-    if (options.onCallEnd) stages.push(observeToolCalls(options.onCallEnd, targets));
-    if (this.limiter) stages.push(this.limiter.middleware());
-    const user = options.middleware ?? [];
-    // User middleware sees a tool call's checked arguments: core finds the tool and checks them first, after the
-    // built-in stages (a rate-limited or observed call may name an unknown tool) or, without any, before the chain.
-    this.resolveFirst = stages.length === 0;
-    if (user.length > 0 && !this.resolveFirst) stages.push(this.resolveStage);
-    stages.push(...user);
-    // The tracing stage sees every operation (a span per listing, read, prompt) as user middleware does.
-    this.pipeline = new Pipeline(stages, user.length + (traced ? 1 : 0));
+    // Every binding's operations walk this one chain (chain-assembly.ts).
+    ({ pipeline: this.pipeline, resolveFirst: this.resolveFirst } = assembleChain({
+      telemetry: options.telemetry,
+      onCallEnd: options.onCallEnd,
+      limiter: this.limiter,
+      middleware: options.middleware,
+      targets: targetOf({ tools: this.catalog, prompts: this.prompts, resources: this.resources }),
+      resolve: this.resolveStage,
+    }));
     this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
     // The tools' views (MCP Apps) as ui:// resources, read through the chain by who may see their tools.
     this.views = new ViewResources(this.catalog, this.resources, {

@@ -26,7 +26,7 @@ export interface Exchange {
   readonly binding?: string | undefined;
   /**
    * The one-connection framing's name (`mcp-stdio`, `mcp-ws`, `mcp-sse`); unset on Streamable HTTP. Tracing reads
-   * it (`mcplite.transport`, `network.transport`: issue 27).
+   * it (`mcplite.transport`, `network.transport`).
    */
   readonly framing?: string | undefined;
   /** Aborts when the client goes away. */
