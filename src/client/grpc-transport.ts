@@ -17,7 +17,7 @@ import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct
 import { SESSION_METADATA_KEY as SESSION_METADATA } from '../bindings/grpc/wire.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
 import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
-import { cancelResult } from './http-transport.js';
+import { promiseToolCalls } from './http-transport.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
 import { SessionJar } from './session-jar.js';
@@ -244,15 +244,8 @@ export function grpcTransport(
       });
     },
     call: (name, args, ctx) => call(name, args, ctx),
-    redeem: (token, waitMs, ctx) =>
-      call(
-        'redeem',
-        { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) },
-        { ...ctx, onPartial: undefined },
-      ),
-    async cancel(token, ctx) {
-      return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
-    },
+    // A promise's redeem and cancel are not streamed: their partials, if any, are the original call's.
+    ...promiseToolCalls((name, args, ctx) => call(name, args, { ...ctx, onPartial: undefined })),
     async close() {
       stub.close();
     },

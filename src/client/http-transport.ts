@@ -111,23 +111,32 @@ export function httpTransport(
       return tools.filter(isRecord).map(toToolInfo);
     },
     call: (name, args, ctx) => rpc(name, args, ctx),
-    redeem: (token, waitMs, ctx) =>
-      rpc('redeem', { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) }, ctx),
-    async cancel(token, ctx): Promise<CancelResult> {
-      const outcome = await rpc('cancel', { promise: token }, ctx);
-      return cancelResult(token, outcome);
-    },
+    ...promiseToolCalls(rpc),
     async close() {},
   };
 }
 
 /** The `cancel` system tool's answer (`{promise, cancelled, status}`) as a CancelResult. */
-export function cancelResult(token: string, outcome: WireOutcome): CancelResult {
+function cancelResult(token: string, outcome: WireOutcome): CancelResult {
   const v = outcome.type === 'answer' && isRecord(outcome.value) ? outcome.value : {};
   return {
     token,
     cancelled: v.cancelled === true,
     ...(typeof v.status === 'string' ? { status: v.status } : {}),
+  };
+}
+
+/**
+ * A transport's `redeem` and `cancel` as calls of the server's `redeem` and `cancel` system tools, which every
+ * wire but MCP's tasks reaches promises through: `call` is the transport's own tool call.
+ */
+export function promiseToolCalls(
+  call: (name: string, args: Record<string, unknown>, ctx: WireContext) => Promise<WireOutcome>,
+): Pick<Transport, 'redeem' | 'cancel'> {
+  return {
+    redeem: (token, waitMs, ctx) =>
+      call('redeem', { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) }, ctx),
+    cancel: async (token, ctx) => cancelResult(token, await call('cancel', { promise: token }, ctx)),
   };
 }
 

@@ -27,7 +27,7 @@ import {
   openStub,
   rpcUrl,
 } from './grpc-transport.js';
-import { cancelResult } from './http-transport.js';
+import { promiseToolCalls } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromInputRequests, fromMcpResult, toInputResponses } from './mcp-result.js';
@@ -178,15 +178,8 @@ export function mcpGrpcTransport(
     },
     ...rpcCatalog(rpc, limits),
     call: (name, args, ctx) => call(name, args, ctx),
-    redeem: (token, waitMs, ctx) =>
-      call(
-        'redeem',
-        { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) },
-        { ...ctx, onPartial: undefined },
-      ),
-    async cancel(token, ctx) {
-      return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
-    },
+    // A promise's redeem and cancel are not streamed: their partials, if any, are the original call's.
+    ...promiseToolCalls((name, args, ctx) => call(name, args, { ...ctx, onPartial: undefined })),
     async close() {
       stub.close();
     },

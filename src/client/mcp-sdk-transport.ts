@@ -15,7 +15,7 @@ import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import type { McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import type { HttpFetch } from './http-fetch.js';
-import { cancelResult } from './http-transport.js';
+import { promiseToolCalls } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromMcpResult } from './mcp-result.js';
@@ -307,15 +307,8 @@ export async function mcpSdkTransport(
       return tools;
     },
     call,
-    redeem: (token, waitMs, ctx) =>
-      call(
-        'redeem',
-        { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) },
-        { ...ctx, onPartial: undefined },
-      ),
-    async cancel(token, ctx) {
-      return cancelResult(token, await call('cancel', { promise: token }, { ...ctx, onPartial: undefined }));
-    },
+    // A promise's redeem and cancel are not streamed: their partials, if any, are the original call's.
+    ...promiseToolCalls((name, args, ctx) => call(name, args, { ...ctx, onPartial: undefined })),
     onToolsChanged(listener) {
       toolsChanged.add(listener);
     },

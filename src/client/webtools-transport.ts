@@ -1,6 +1,7 @@
 import { type ErrorCode, McpLiteError } from '../core/errors.js';
 import type { JsonSchema } from '../core/schema.js';
 import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
+import { promiseToolCalls } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import type { LiteAnswer } from './lite-result.js';
 import { readSse } from './sse.js';
@@ -204,17 +205,7 @@ export function webtoolsTransport(
       }));
     },
     call: (name, args, ctx) => execute(name, args, ctx),
-    redeem: (token, waitMs, ctx) =>
-      execute('redeem', { promise: token, ...(waitMs > 0 ? { wait_ms: waitMs } : {}) }, ctx),
-    async cancel(token, ctx) {
-      const outcome = await execute('cancel', { promise: token }, ctx);
-      const v = outcome.type === 'answer' && isRecord(outcome.value) ? outcome.value : {};
-      return {
-        token,
-        cancelled: v.cancelled === true,
-        ...(typeof v.status === 'string' ? { status: v.status } : {}),
-      };
-    },
+    ...promiseToolCalls(execute),
     async close() {},
   };
 }
