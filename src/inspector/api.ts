@@ -5,6 +5,7 @@ import { randomId } from '../core/random-id.js';
 import { type Snippets, snippetsFor } from './snippets.js';
 import {
   type InspectorTarget,
+  noPrompts,
   type RoundOptions,
   type TargetCallOptions,
   TargetError,
@@ -59,6 +60,52 @@ export class InspectorApi {
     } catch (err) {
       if (err instanceof TargetError) {
         return json(502, { binding: this.target.binding, error: err.error, exchange: err.exchange });
+      }
+      throw err;
+    }
+  }
+
+  /** The prompts, as JSON (a protocol error, a target without prompts included, is a 502 as for tools). */
+  prompts(request: NeutralRequest): Promise<NeutralResponse> {
+    return this.promptRound(async (options) => {
+      if (!this.target.listPrompts) throw noPrompts(this.target.binding);
+      const { prompts, exchange } = await this.target.listPrompts(options);
+      return { prompts, exchange };
+    }, request);
+  }
+
+  /** `{ name, arguments? }` (strings): the prompt rendered, its messages and the exchange, as JSON. */
+  prompt(request: NeutralRequest, body: Record<string, unknown>): Promise<NeutralResponse> {
+    const name = stringField(body, 'name', MAX_NAME);
+    const args = body.arguments ?? {};
+    if (!isObject(args) || Object.values(args).some((v) => typeof v !== 'string')) {
+      throw new McpLiteError('invalid_params', '"arguments" must be an object of strings');
+    }
+    return this.promptRound(async (options) => {
+      if (!this.target.getPrompt) throw noPrompts(this.target.binding);
+      const { prompt, exchange } = await this.target.getPrompt(name, args as Record<string, string>, options);
+      return { prompt, exchange };
+    }, request);
+  }
+
+  /** One prompt exchange: 200 with what `run` gives, or 502 with a protocol error and its exchange. */
+  private async promptRound(
+    run: (options: RoundOptions) => Promise<Record<string, unknown>>,
+    request: NeutralRequest,
+  ): Promise<NeutralResponse> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const answer = await run(this.roundOptions(request));
+      return json(200, { binding: this.target.binding, ...answer, elapsedMs: elapsed() });
+    } catch (err) {
+      if (err instanceof TargetError) {
+        return json(502, {
+          binding: this.target.binding,
+          error: err.error,
+          exchange: err.exchange,
+          elapsedMs: elapsed(),
+        });
       }
       throw err;
     }

@@ -19,6 +19,8 @@ export {
   type Exchange,
   type InspectorOutcome,
   type InspectorTarget,
+  type PromptListing,
+  type PromptRendering,
   type ProtocolError,
   type RoundOptions,
   type TargetCallOptions,
@@ -205,9 +207,10 @@ export function createInspector(options: InspectorOptions): Inspector {
       if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
       return json(200, options.signIn ? await options.signIn.status() : { state: 'none' });
     }
-    if (route === 'info' || route === 'tools') {
+    if (route === 'info' || route === 'tools' || route === 'prompts') {
       if (request.method !== 'GET') throw new McpLiteError('method_not_allowed', 'Use GET');
       if (route === 'tools') return api.tools(request);
+      if (route === 'prompts') return api.prompts(request);
       return json(200, {
         binding: options.target.binding,
         target: options.target.target ?? targetUrl(request),
@@ -228,6 +231,8 @@ export function createInspector(options: InspectorOptions): Inspector {
         return json(200, api.snippets(fields, options.target.target ?? targetUrl(request)));
       case 'call':
         return api.call(request, fields);
+      case 'prompt':
+        return api.prompt(request, fields);
       case 'view':
         return json(200, await views.prepare(fields.uri, api.roundOptions(request)));
       case 'read':
@@ -263,10 +268,11 @@ function escapeHtml(text: string): string {
 }
 
 const POST_ROUTES: Readonly<
-  Record<string, 'snippets' | 'call' | 'answer' | 'redeem' | 'cancel' | 'view' | 'read'>
+  Record<string, 'snippets' | 'call' | 'prompt' | 'answer' | 'redeem' | 'cancel' | 'view' | 'read'>
 > = {
   snippets: 'snippets',
   call: 'call',
+  prompt: 'prompt',
   view: 'view',
   read: 'read',
   answer: 'answer',

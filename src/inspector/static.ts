@@ -10,6 +10,7 @@ const ASSETS: Readonly<Record<string, string>> = {
   'form.js': 'text/javascript; charset=utf-8',
   'render.js': 'text/javascript; charset=utf-8',
   'promise.js': 'text/javascript; charset=utf-8',
+  'prompts.js': 'text/javascript; charset=utf-8',
   'apps.js': 'text/javascript; charset=utf-8',
 };
 

@@ -1,4 +1,5 @@
 import type { ReceivedOutcome } from '../core/outcomes.js';
+import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireTool } from '../core/tool.js';
 
 /**
@@ -30,6 +31,14 @@ export interface InspectorTarget {
    * carries no resources (MCP-lite, gRPC, Webtools), unless whoever built the target supplied it.
    */
   readResource?(uri: string, options?: RoundOptions): Promise<unknown[]>;
+  /**
+   * The prompts (MCP `prompts/list`, MCP-lite `POST {base}/prompts` with `{}`, gRPC `GetPrompts`/`ListPrompts`).
+   * A protocol error (a wire that carries none included) rejects with a `TargetError`. Absent on a target built
+   * without it: the page then shows no prompts.
+   */
+  listPrompts?(options?: RoundOptions): Promise<PromptListing>;
+  /** Renders prompt `name` with `args` (MCP's `prompts/get` shape); a protocol error rejects with a `TargetError`. */
+  getPrompt?(name: string, args: Record<string, string>, options?: RoundOptions): Promise<PromptRendering>;
   /** Releases connections and child processes. */
   close(): Promise<void>;
 }
@@ -54,6 +63,18 @@ export interface TargetCallOptions extends RoundOptions {
 /** The catalog and the exchange that fetched it. */
 export interface ToolListing {
   tools: WireTool[];
+  exchange: Exchange;
+}
+
+/** The prompts and the exchange that fetched them. */
+export interface PromptListing {
+  prompts: WirePrompt[];
+  exchange: Exchange;
+}
+
+/** A rendered prompt and the exchange that rendered it. */
+export interface PromptRendering {
+  prompt: RenderedPrompt;
   exchange: Exchange;
 }
 
@@ -95,4 +116,12 @@ export class TargetError extends Error {
     super(error.message);
     this.name = 'TargetError';
   }
+}
+
+/** The error of a prompt round on a target built without prompts (`listPrompts`/`getPrompt` absent). */
+export function noPrompts(binding: string): TargetError {
+  return new TargetError(
+    { code: 'method_not_found', message: `The ${binding} target carries no prompts` },
+    { request: null },
+  );
 }

@@ -4,6 +4,7 @@ import { getJson, postJson, postRound, setBearer } from './api.js';
 import { isAppOnly, openView, viewOf } from './apps.js';
 import { clearErrors, el, markErrors, markMissing, renderSchemaForm } from './form.js';
 import { promisePanel } from './promise.js';
+import { hidePrompt, loadPrompts } from './prompts.js';
 import { outcomePanel, pretty, rawResponse, renderMeta } from './render.js';
 
 /** @param {string} id */
@@ -48,7 +49,15 @@ async function start() {
   }
   renderHistory();
   void watchSignIn();
+  void loadPrompts(leaveTool);
   await loadTools(listing);
+}
+
+/** A prompt was picked: the tool view goes, and with it any view it showed. */
+function leaveTool() {
+  current = undefined;
+  for (const b of document.querySelectorAll('.tool-link[data-tool]')) b.classList.remove('selected');
+  void closeView('a prompt was selected');
 }
 
 /**
@@ -142,6 +151,7 @@ async function loadTools(listing) {
 function select(name, args) {
   current = tools.find((t) => t.name === name);
   if (!current) return;
+  hidePrompt();
   window.history.replaceState(null, '', `#${encodeURIComponent(name)}`);
   for (const b of document.querySelectorAll('.tool-link'))
     b.classList.toggle('selected', b.getAttribute('data-tool') === name);

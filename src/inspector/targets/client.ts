@@ -78,6 +78,28 @@ export function createClientTarget(client: Client): InspectorTarget {
         type: 'answer',
         value: await client.cancel(token, options.signal ? { signal: options.signal } : {}),
       })),
+    async listPrompts(options = {}) {
+      const request = shown('listPrompts', {});
+      options.onRequest?.(request);
+      try {
+        const prompts = await client.listPrompts(options.signal ? { signal: options.signal } : {});
+        return { prompts, exchange: { request, response: { prompts } } };
+      } catch (err) {
+        const error = protocolError(err);
+        throw new TargetError(error, { request, response: { error } });
+      }
+    },
+    async getPrompt(name, args, options = {}) {
+      const request = shown('getPrompt', { name, arguments: args });
+      options.onRequest?.(request);
+      try {
+        const prompt = await client.getPrompt(name, args, options.signal ? { signal: options.signal } : {});
+        return { prompt, exchange: { request, response: prompt } };
+      } catch (err) {
+        const error = protocolError(err);
+        throw new TargetError(error, { request, response: { error } });
+      }
+    },
     readResource: (uri, options = {}) =>
       client.readResource(uri, options.signal ? { signal: options.signal } : {}),
     close: () => client.close(),

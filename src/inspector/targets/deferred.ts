@@ -1,4 +1,4 @@
-import type { InspectorTarget } from '../target.js';
+import { type InspectorTarget, noPrompts } from '../target.js';
 
 /**
  * A target whose connection is still being made: the page can open (and show a sign-in the connection waits
@@ -44,6 +44,16 @@ export function deferredTarget(
     call: async (name, args, options) => (await target()).call(name, args, options),
     redeem: async (token, options) => (await target()).redeem(token, options),
     cancel: async (token, options) => (await target()).cancel(token, options),
+    listPrompts: async (options) => {
+      const t = await target();
+      if (!t.listPrompts) throw noPrompts(t.binding);
+      return t.listPrompts(options);
+    },
+    getPrompt: async (name, args, options) => {
+      const t = await target();
+      if (!t.getPrompt) throw noPrompts(t.binding);
+      return t.getPrompt(name, args, options);
+    },
     close: async () => {
       await (await current.catch(() => undefined))?.close();
     },

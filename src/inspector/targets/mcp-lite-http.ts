@@ -1,5 +1,6 @@
 import { readSse } from '../../client/sse.js';
 import { McpLiteError } from '../../core/errors.js';
+import type { RenderedPrompt, WirePrompt } from '../../core/prompts.js';
 import type { WireTool } from '../../core/tool.js';
 import {
   type Exchange,
@@ -202,6 +203,26 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
         );
       }
       return { tools: withMeta(tools as WireTool[]), exchange };
+    },
+    // Prompts (spec 8.1) on their own route: `{}` lists them, `{ name, arguments }` renders one.
+    async listPrompts(opts = {}) {
+      const { exchange, result, error } = await round('prompts', {}, 'application/json', opts);
+      if (error || !Array.isArray(result?.prompts))
+        throw new TargetError(
+          error ?? { code: 'protocol', message: 'The listing has no "prompts" array' },
+          exchange,
+        );
+      return { prompts: result.prompts as WirePrompt[], exchange };
+    },
+    async getPrompt(name, args, opts = {}) {
+      const body = { name, arguments: args };
+      const { exchange, result, error } = await round('prompts', body, 'application/json', opts);
+      if (error || !Array.isArray(result?.messages))
+        throw new TargetError(
+          error ?? { code: 'protocol', message: 'The prompt has no "messages" array' },
+          exchange,
+        );
+      return { prompt: result as unknown as RenderedPrompt, exchange };
     },
     call: (name, args, opts = {}) => callRound(name, args, opts),
     redeem: (token, opts = {}) =>
