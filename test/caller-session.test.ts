@@ -3,10 +3,16 @@
  * A session set by one call is seen by the next call of the same client on MCP-lite HTTP, WebSocket, stdio and
  * gRPC, and over MCP (the mcplite client keeps it per connection; raw wires send it back by hand). Another
  * principal's token sending the first's session, a tampered session, another server's and a stale one are
- * ignored (the count starts again) with one warn line that holds nothing of the token.
+ * ignored (the count starts again) with one warn line that holds nothing of the token; the foreign and the
+ * tampered one on gRPC (metadata `mcplite-session`, a client generated from the shipped proto), WebSocket and
+ * stdio too.
  */
 import { PassThrough } from 'node:stream';
+import { credentials, loadPackageDefinition, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultProtoPath } from '../src/bindings/grpc/proto.js';
+import { fromStruct } from '../src/bindings/grpc/struct.js';
 import { serveMcpLiteStdio } from '../src/bindings/mcp-lite/stdio/index.js';
 import { type Client, connect } from '../src/client/index.js';
 import { proxyTools } from '../src/gateway/index.js';
@@ -303,6 +309,111 @@ describe('a session is never trusted beyond its caller and server', () => {
     });
     expect(ignored.map((w) => w.fields)).toEqual([{ reason: 'expired' }]);
     await stale.close();
+  });
+});
+
+/** A session token with one character of its signature changed. */
+function tampered(session: string): string {
+  const [body, mac] = session.split('.') as [string, string];
+  return `${body}.${mac.slice(0, 5)}${mac[5] === 'A' ? 'B' : 'A'}${mac.slice(6)}`;
+}
+
+/** One `count` over a wire, as `token`'s caller, sending `session` back: the count and the session returned. */
+type Count = (token: string, session?: string) => Promise<{ n: number; session: string }>;
+
+/** `count` over mcplite.MCPLite CallTool with a client generated from the shipped proto; the session in metadata. */
+function grpcCounter(address: string): { count: Count; close(): void } {
+  const pkg = loadPackageDefinition(
+    loadSync(defaultProtoPath(), { keepCase: true, longs: Number, enums: String, oneofs: true }),
+  ) as any;
+  const client = new pkg.mcplite.MCPLite(address, credentials.createInsecure());
+  const count: Count = (token, session) =>
+    new Promise((resolve, reject) => {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${token}`);
+      if (session !== undefined) metadata.set('mcplite-session', session);
+      let reply: any;
+      let trailer: string | undefined;
+      let pending = 2;
+      const settle = () => {
+        if (--pending === 0) resolve({ n: fromStruct(reply.result).content.n, session: trailer! });
+      };
+      const call = client.CallTool(
+        { name: 'count', arguments: { fields: {} } },
+        metadata,
+        (err: ServiceError | null, r: any) => {
+          if (err) return reject(err);
+          reply = r;
+          settle();
+        },
+      );
+      call.on('status', (s: { metadata: Metadata }) => {
+        trailer = s.metadata.get('mcplite-session')[0] as string | undefined;
+        settle();
+      });
+    });
+  return { count, close: () => client.close() };
+}
+
+describe('on every MCP-lite wire, a session is not trusted beyond its caller', () => {
+  it("gRPC and WebSocket ignore another principal's session and a tampered one", async () => {
+    const grpc = grpcCounter(running.grpc!.address);
+    const sockets = new Map<string, Awaited<ReturnType<typeof connectWs>>>();
+    const wsCount: Count = async (token, session) => {
+      let ws = sockets.get(token);
+      if (!ws) {
+        ws = await connectWs(`${base().replace('http', 'ws')}/ws`, { headers: as(token) });
+        sockets.set(token, ws);
+      }
+      const reply = await ws.request('tools/call', {
+        name: 'count',
+        arguments: {},
+        ...(session === undefined ? {} : { _meta: { session } }),
+      });
+      return { n: reply.result.content.n, session: reply.result._meta.session };
+    };
+    try {
+      for (const [wire, count] of [
+        ['gRPC', grpc.count],
+        ['WebSocket', wsCount],
+      ] as const) {
+        const first = await count(ALICE);
+        const second = await count(ALICE, first.session);
+        expect([wire, second.n]).toEqual([wire, 2]);
+        const foreign = await ignoredWhile(async () => {
+          expect([wire, (await count(BOB, second.session)).n]).toEqual([wire, 1]);
+        });
+        expect(foreign.map((w) => w.fields)).toEqual([{ reason: 'wrong_caller' }]);
+        const forged = await ignoredWhile(async () => {
+          expect([wire, (await count(ALICE, tampered(second.session))).n]).toEqual([wire, 1]);
+        });
+        expect(forged.map((w) => w.fields)).toEqual([{ reason: 'forged' }]);
+      }
+    } finally {
+      grpc.close();
+      for (const ws of sockets.values()) ws.ws.close();
+    }
+  });
+
+  it('stdio ignores a tampered session', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const stdio = serveMcpLiteStdio(makeServer('counter', false), { input, output });
+    const lines = jsonLines(output);
+    const call = (id: number, session?: string) => {
+      input.write(`${JSON.stringify(callMessage(id, 'count', {}, session ? { _meta: { session } } : {}))}\n`);
+      return lines.next((m) => m.id === id);
+    };
+    try {
+      const first = await call(1);
+      const forged = await ignoredWhile(async () => {
+        expect((await call(2, tampered(first.result._meta.session))).result.content).toEqual({ n: 1 });
+      });
+      expect(forged.map((w) => w.fields)).toEqual([{ reason: 'forged' }]);
+    } finally {
+      input.end();
+      stdio.close();
+    }
   });
 });
 

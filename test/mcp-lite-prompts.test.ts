@@ -2,7 +2,8 @@
  * MCP-lite prompts (spec 8.1) on every MCP-lite wire give what MCP gives: the demo's prompt listed and rendered
  * through POST {base}/prompts, JSON-RPC prompts/list and prompts/get over HTTP, WebSocket and stdio, and gRPC
  * mcplite.MCPLite GetPrompts/GetPrompt (with a client generated from the shipped proto), each compared with the
- * official MCP SDK client's answer over Streamable HTTP. A prompt that embeds a resource renders the same too.
+ * official MCP SDK client's answer over Streamable HTTP. Composed prompts (one embedding a resource, one embedding
+ * another prompt's messages) render the same too.
  */
 import { PassThrough } from 'node:stream';
 import { credentials, loadPackageDefinition, type ServiceError, status } from '@grpc/grpc-js';
@@ -34,13 +35,27 @@ const withIndex: PromptDefinition = {
   },
 };
 
+/** A composed prompt: another prompt's messages, then an assistant turn of its own. */
+const review: PromptDefinition = {
+  name: 'review_document',
+  description: 'Summarizes a document, then asks what to read next',
+  arguments: [{ name: 'document_id', required: true }],
+  handler: async ({ document_id }, ctx) => {
+    const summary = await server.prompts.get('summarize_document', { document_id: document_id! }, ctx);
+    return [
+      ...summary.messages,
+      { role: 'assistant', content: { type: 'text', text: 'What should I read next?' } },
+    ];
+  },
+};
+
 let server: ToolServer;
 let running: RunningServer;
 let mcp: Client;
 const base = () => `${running.url}/mcp-lite/v1`;
 
 beforeAll(async () => {
-  server = createServer({ tools, ...serverOptions, prompts: [...serverOptions.prompts, withIndex] });
+  server = createServer({ tools, ...serverOptions, prompts: [...serverOptions.prompts, withIndex, review] });
   running = await serve(server, { port: 0, grpcPort: 0 });
   mcp = new Client({ name: 'prompts-test', version: '1.0.0' });
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`)));
@@ -55,6 +70,7 @@ type Answers = { prompts: unknown; rendered: unknown[] };
 const CASES: Array<{ name: string; arguments: Record<string, string> }> = [
   { name: 'summarize_document', arguments: { document_id: 'doc_001' } },
   { name: 'plan_reading', arguments: { goal: 'learn about MCP' } },
+  { name: 'review_document', arguments: { document_id: 'doc_002' } },
 ];
 
 /** A JSON-RPC channel (WebSocket or stdio): the listing and renderings as its results. */
@@ -72,6 +88,14 @@ describe('MCP-lite prompts agree with MCP on every wire', () => {
       rendered: await Promise.all(CASES.map((c) => mcp.getPrompt(c))),
     };
     expect((expected.rendered[1] as any).messages[1].content.resource.uri).toBe('demo://documents');
+    // The composed prompt holds the other prompt's message, then its own.
+    const reviewed = (expected.rendered[2] as any).messages;
+    expect(reviewed.map((m: any) => m.role)).toEqual(['user', 'assistant']);
+    const summary = await mcp.getPrompt({
+      name: 'summarize_document',
+      arguments: { document_id: 'doc_002' },
+    });
+    expect(reviewed[0]).toEqual(summary.messages[0]);
 
     // POST {base}/prompts
     const http: Answers = {
