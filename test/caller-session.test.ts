@@ -336,7 +336,7 @@ function grpcCounter(address: string): { count: Count; close(): void } {
       let trailer: string | undefined;
       let pending = 2;
       const settle = () => {
-        if (--pending === 0) resolve({ n: fromStruct(reply.result).content.n, session: trailer! });
+        if (--pending === 0) resolve({ n: (fromStruct(reply.result) as any).content.n, session: trailer! });
       };
       const call = client.CallTool(
         { name: 'count', arguments: { fields: {} } },

@@ -2,7 +2,9 @@
  * MCP over gRPC (model_context_protocol.Mcp) beside mcplite.MCPLite: a client generated at test time from the
  * reference proto files (../shared/spec/google-mcp-grpc, grpc-js + proto-loader, nothing of mcplite's) lists and
  * calls the demo's tools, reads a resource and a template, gets a prompt, completes an argument, answers an
- * elicitation through dependent responses, and gets the statuses due; reflection resolves both services.
+ * elicitation through dependent responses, and gets the statuses due; reflection resolves both services. A
+ * promise's work is waited for in the call (as over MCP) unless the client asks for none or its deadline is near;
+ * mcplite's client asks for none and redeems.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -245,12 +247,25 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
     expect(promptCompletion.values).toEqual(completed.values);
   });
 
-  it('a promise comes in common.metadata["mcplite/promise"] and is redeemed through CallTool', async () => {
+  it("CallTool waits for a promise's work as MCP's tools/call does: a plain client gets the answer", async () => {
+    const answered = await mcp.rpc('CallTool')({
+      request: {
+        name: 'analyze_dataset',
+        arguments: struct({ dataset_id: 'all', analysis_type: 'summary' }),
+      },
+    });
+    expect(answered.is_error).toBe(false);
+    expect(json(answered.structured_content)).toHaveProperty('documents');
+    expect(json(answered.common?.metadata)).not.toHaveProperty('mcplite/promise');
+  });
+
+  it('with mcplite/inline_wait_ms 0, a promise comes in common.metadata["mcplite/promise"] and is redeemed through CallTool', async () => {
     const started = await mcp.rpc('CallTool')({
       request: {
         name: 'analyze_dataset',
         arguments: struct({ dataset_id: 'all', analysis_type: 'summary' }),
       },
+      common: { metadata: struct({ 'mcplite/inline_wait_ms': 0 }) },
     });
     const promise = json(started.common.metadata)['mcplite/promise'] as Reply;
     expect(promise).toMatchObject({ status: 'pending' });
@@ -264,6 +279,24 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
       redeemed = await redeem();
     expect(redeemed.is_error).toBe(false);
     expect(json(redeemed.structured_content)).toHaveProperty('documents');
+  });
+
+  it("the wait ends before the client's deadline: work longer than the deadline allows answers as the promise", async () => {
+    const reply = await new Promise<Reply>((resolve, reject) =>
+      (mcp.client as any).CallTool(
+        {
+          request: {
+            name: 'analyze_dataset',
+            arguments: struct({ dataset_id: 'all', analysis_type: 'comprehensive' }),
+          },
+        },
+        new Metadata(),
+        { deadline: Date.now() + 2500 },
+        (err: ServiceError | null, r: Reply) => (err ? reject(err) : resolve(r)),
+      ),
+    );
+    // The work takes three seconds; the server answered a second before the deadline, with the promise.
+    expect(json(reply.common.metadata)['mcplite/promise']).toMatchObject({ status: 'pending' });
   });
 
   it('answers an elicitation through dependent responses and resume data', async () => {
@@ -353,6 +386,28 @@ describe("mcplite's client over MCP gRPC", () => {
     } finally {
       await grpc.close();
       await mcpHttp.close();
+    }
+  });
+});
+
+describe("mcplite's client redeems promises over MCP gRPC", () => {
+  it('asks for no inline wait: redeem: false gives the promise at once, redeem and auto-redeem give the answer', async () => {
+    const client = await connect(`grpc://${running.grpc!.address}`, { binding: 'mcp-grpc' });
+    const args = { dataset_id: 'security', analysis_type: 'summary' };
+    try {
+      const promise = await client.call('analyze_dataset', args, { redeem: false });
+      expect(promise).toMatchObject({ type: 'promise', token: expect.stringMatching(/^prom_/) });
+      const token = (promise as { token: string }).token;
+      expect(await client.redeem(token)).toMatchObject({
+        type: 'answer',
+        value: { documents: expect.any(Number) },
+      });
+      const seen: string[] = [];
+      const redeemed = await client.call('analyze_dataset', args, { onPromise: (p) => seen.push(p.token) });
+      expect(redeemed).toMatchObject({ type: 'answer', value: { documents: expect.any(Number) } });
+      expect(seen).toHaveLength(1);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -13,6 +13,7 @@ import {
   fromResourceContents,
   fromResourceTemplate,
   fromTool,
+  INLINE_WAIT_KEY,
   toDependentResponses,
 } from '../bindings/grpc/mcp-wire.js';
 import { type StructObject, toStruct } from '../bindings/grpc/struct.js';
@@ -143,12 +144,13 @@ export function mcpGrpcTransport(
     ctx: WireContext,
     common?: Raw,
   ): Promise<WireOutcome> {
-    // The caller session the server gave this connection goes back in `common.metadata` (SessionJar).
-    const meta = jar.into(undefined, MCP_SESSION_KEY);
-    const fields = meta ? { ...common, metadata: toStruct(meta) } : common;
+    // The caller session the server gave this connection goes back in `common.metadata` (SessionJar), with no
+    // inline wait: the client redeems a promise itself (auto-redeem, or `redeem: false` for the caller to).
+    const meta = { ...jar.into(undefined, MCP_SESSION_KEY), [INLINE_WAIT_KEY]: 0 };
+    const fields = { ...common, metadata: toStruct(meta) };
     const res = await unary(
       'CallTool',
-      { request: { name, arguments: toStruct(args) }, ...(fields ? { common: fields } : {}) },
+      { request: { name, arguments: toStruct(args) }, common: fields },
       ctx,
     );
     const result = fromCallToolResponse(res);

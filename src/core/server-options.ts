@@ -50,7 +50,8 @@ export interface ToolServerOptions {
    * long-running tool's, a call past the answer budget) before answering with the promise and the instruction to
    * call `redeem`. Within it the client gets the answer in the same call, with the handler's progress (given a
    * progress token) and SSE keep-alives while it waits, as ordinary MCP clients expect. 0 answers with the promise
-   * at once. Default 50 000: below the official SDKs' 60 s request timeout, after which a client gives up.
+   * at once. Default 50 000: below the official SDKs' 60 s request timeout, after which a client gives up. MCP
+   * over gRPC's `CallTool` waits the same, ending before the call's deadline (docs/grpc.md).
    */
   mcpInlineWaitMs?: number;
   /** How long a promise can be redeemed. Default one hour. */

@@ -7,18 +7,21 @@ import type {
 import type { PackageDefinition } from '@grpc/proto-loader';
 import type { Principal } from '../../core/auth.js';
 import { McpLiteError } from '../../core/errors.js';
+import type { CallResult, PromiseOutcome } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { BindingCall, BindingCaller, sessionTokenOf } from '../common/binding-call.js';
 import { completeArgument } from '../common/completion.js';
 import { echoName } from '../common/echo.js';
 import { errorExit } from '../common/error-exit.js';
 import { listPrompts, renderPrompt } from '../common/prompts.js';
+import { awaitPromised } from '../mcp/inline-wait.js';
 import { toolErrorOrThrow } from '../mcp/tool-call.js';
 import { toCallToolResult, toMcpTool } from '../mcp/wire.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
 import { defaultMcpProtoPath, loadMcpProto } from './mcp-proto.js';
 import {
   elicitationReplyOfRetry,
+  INLINE_WAIT_KEY,
   type RawRequestFields,
   toCallToolResponse,
   toDependentResponse,
@@ -227,6 +230,13 @@ export function createMcpGrpcService(
     request.session = sessionTokenOf(meta, 'mcplite/session');
     try {
       result = await server.call(request);
+      // As over MCP: a client that expects the call's own answer gets it when the work ends within the wait.
+      const waitMs =
+        result.outcome.type === 'promise' && !tool?.system ? inlineWaitMs(server, meta, life) : 0;
+      if (waitMs > 0) {
+        const promised = result as CallResult & { outcome: PromiseOutcome };
+        result = await awaitPromised(server, promised, caller(life, principal), life.signal, waitMs);
+      }
     } catch (err) {
       return toCallToolResponse(toolErrorOrThrow(err, false));
     }
@@ -235,6 +245,24 @@ export function createMcpGrpcService(
   }
 
   return { service, implementation, packageDefinition };
+}
+
+/** How long before the client's deadline a waiting CallTool answers with the promise instead. */
+const DEADLINE_MARGIN_MS = 1000;
+
+/**
+ * How long CallTool waits for a promise's work before answering with the promise: the server's
+ * `mcpInlineWaitMs` (as MCP's `tools/call` does, for clients that expect the call's own answer), no longer than
+ * the client asked in `common.metadata["mcplite/inline_wait_ms"]` (mcplite's client sends 0: it redeems by
+ * itself), and ending a second before the client's deadline, so that the client gets the promise rather than
+ * `DEADLINE_EXCEEDED`.
+ */
+function inlineWaitMs(server: ToolServer, meta: Obj | undefined, life: CallLife): number {
+  let ms = server.mcpInlineWaitMs;
+  const asked = meta?.[INLINE_WAIT_KEY];
+  if (typeof asked === 'number' && asked >= 0) ms = Math.min(ms, asked);
+  if (Number.isFinite(life.deadline)) ms = Math.min(ms, life.deadline - Date.now() - DEADLINE_MARGIN_MS);
+  return Math.max(0, ms);
 }
 
 /**

@@ -143,6 +143,12 @@ export function toTool(tool: Obj): Obj {
 }
 
 /**
+ * The request's `common.metadata` key by which a client bounds how long CallTool waits for a promise's work
+ * before answering with the promise (milliseconds; 0 answers with it at once).
+ */
+export const INLINE_WAIT_KEY = 'mcplite/inline_wait_ms';
+
+/**
  * An MCP CallToolResult (bindings/mcp `toCallToolResult` or `toolErrorResult`) as
  * model_context_protocol.CallToolResponse: `content`, `structured_content`, `is_error`; its `_meta` (a promise's
  * `mcplite/promise`, a failure's `mcplite/failure`, an elicitation's fallback) goes into `common.metadata`.

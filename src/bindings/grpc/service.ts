@@ -341,6 +341,8 @@ export class MetadataSource {
  */
 export class CallLife extends MetadataSource implements CallSource {
   readonly abort = new LazyAbort();
+  /** The client's deadline, in epoch milliseconds (Infinity without one). */
+  readonly deadline: number;
   private readonly onCancelled: () => void;
   private readonly releases: Array<() => void> = [];
 
@@ -348,6 +350,7 @@ export class CallLife extends MetadataSource implements CallSource {
     super(call);
     const raw = call.getDeadline();
     const deadline = raw instanceof Date ? raw.getTime() : raw;
+    this.deadline = deadline;
     this.onCancelled = () => {
       const late = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
       this.abort.abort(

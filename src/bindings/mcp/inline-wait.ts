@@ -23,7 +23,7 @@ const KEEP_ALIVE_MS = 15_000;
 export async function awaitPromised(
   server: ToolServer,
   first: CallResult & { outcome: PromiseOutcome },
-  x: Exchange,
+  x: CallerSource & Pick<Exchange, 'keepAlive'>,
   signal: AbortSignal,
   waitMs: number,
 ): Promise<CallResult> {
