@@ -1,6 +1,7 @@
 /**
  * `mcplite prompts` and `mcplite prompt <name> key=value...` as a user runs them (from source through tsx, output
- * through a pipe) against the demo over MCP-lite HTTP, MCP-lite gRPC and MCP: the same listing and rendering.
+ * through a pipe) against the demo over MCP-lite HTTP, MCP-lite gRPC, MCP and MCP over gRPC (`--binding mcp-grpc`,
+ * or a target naming the service): the same listing and rendering.
  */
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -43,10 +44,11 @@ const SLOW = 90_000;
 describe('mcplite prompts / prompt', { timeout: SLOW }, () => {
   it('lists the prompts as text, the same as JSON over gRPC and MCP', async () => {
     const lite = `${running.url}/mcp-lite/v1/`;
-    const [table, grpc, mcp] = await Promise.all([
+    const [table, grpc, mcp, mcpGrpc] = await Promise.all([
       cli('prompts', lite),
       cli('prompts', `grpc://${running.grpc!.address}`, '--json'),
       cli('prompts', `${running.url}/mcp`, '--json'),
+      cli('prompts', `grpc://${running.grpc!.address}`, '--binding', 'mcp-grpc', '--json'),
     ]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(
@@ -54,21 +56,32 @@ describe('mcplite prompts / prompt', { timeout: SLOW }, () => {
     );
     expect(grpc.code).toBe(0);
     expect(JSON.parse(grpc.stdout)).toEqual(JSON.parse(mcp.stdout));
+    expect(mcpGrpc.code).toBe(0);
+    expect(JSON.parse(mcpGrpc.stdout)).toEqual(JSON.parse(mcp.stdout));
     expect(JSON.parse(grpc.stdout).prompts[0]).toMatchObject({ name: 'summarize_document' });
   });
 
   it('renders a prompt with key=value arguments; an unknown prompt fails with a suggestion', async () => {
     const lite = `${running.url}/mcp-lite/v1/`;
-    const [text, json, unknown] = await Promise.all([
+    const [text, json, unknown, overMcpGrpc] = await Promise.all([
       cli('prompt', lite, 'summarize_document', 'document_id=doc_001'),
       cli('prompt', `grpc://${running.grpc!.address}`, 'summarize_document', 'document_id=doc_001', '--json'),
       cli('prompt', lite, 'summarize_documents', 'document_id=doc_001'),
+      cli(
+        'prompt',
+        `grpc://${running.grpc!.address}/model_context_protocol.Mcp`,
+        'summarize_document',
+        'document_id=doc_001',
+        '--json',
+      ),
     ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^\[user\]\nSummarize this document in three sentences\./m);
     const rendered = JSON.parse(json.stdout);
     expect(rendered.messages[0]).toMatchObject({ role: 'user', content: { type: 'text' } });
     expect(text.stdout).toContain(rendered.messages[0].content.text.split('\n')[0]);
+    expect(overMcpGrpc.code).toBe(0);
+    expect(JSON.parse(overMcpGrpc.stdout)).toEqual(rendered);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/summarize_document/);
   });

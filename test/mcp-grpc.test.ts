@@ -17,6 +17,7 @@ import {
   status,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../examples/demo/index.js';
 import { listenGrpc } from '../src/bindings/grpc/listen.js';
@@ -164,6 +165,25 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
       'CallTool',
       'Complete',
     ]);
+  });
+
+  it('health reports model_context_protocol.Mcp SERVING beside mcplite.MCPLite', async () => {
+    const pkg = loadPackageDefinition(
+      loadSync(healthProtoPath, { keepCase: true, enums: String, defaults: true }),
+    ) as any;
+    const health = new pkg.grpc.health.v1.Health(running.grpc!.address, credentials.createInsecure());
+    const check = (service: string) =>
+      new Promise<string>((resolve, reject) =>
+        health.Check({ service }, (err: ServiceError | null, r: Reply) =>
+          err ? reject(err) : resolve(r.status),
+        ),
+      );
+    try {
+      expect(await check('model_context_protocol.Mcp')).toBe('SERVING');
+      expect(await check('mcplite.MCPLite')).toBe('SERVING');
+    } finally {
+      health.close();
+    }
   });
 
   it('lists the tools with their schemas and hints', async () => {
