@@ -377,6 +377,20 @@ describe('model_context_protocol.Mcp from the reference proto', () => {
       ),
     ).toBe(status.INVALID_ARGUMENT);
 
+    // A prompt without its required argument, a completion naming two references.
+    expect(await statusOf(mcp.rpc('GetPrompt')({ name: 'summarize_document' }))).toBe(
+      status.INVALID_ARGUMENT,
+    );
+    expect(
+      await statusOf(
+        mcp.rpc('Complete')({
+          resource_reference: { uri: 'demo://documents/{document_id}' },
+          prompt_reference: { name: 'summarize_document' },
+          argument: { name: 'document_id', value: 'doc' },
+        }),
+      ),
+    ).toBe(status.INVALID_ARGUMENT);
+
     expect(await statusOf(guardedMcp.rpc('ListTools')({}))).toBe(status.UNAUTHENTICATED);
     expect(await statusOf(guardedMcp.rpc('ReadResource')({ uri: 'demo://documents' }))).toBe(
       status.UNAUTHENTICATED,
