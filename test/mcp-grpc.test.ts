@@ -25,6 +25,7 @@ import { connect } from '../src/client/index.js';
 import { gatewayTools } from '../src/gateway/gateway-tools.js';
 import { bearerAuth, createServer, McpLiteError, visibleTools } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
+import { latch } from './support/latch.js';
 import { reflect } from './support/reflection-client.js';
 
 const SPEC = join(import.meta.dirname, '../../shared/spec/google-mcp-grpc');
@@ -442,6 +443,52 @@ describe("mcplite's client redeems promises over MCP gRPC", () => {
       expect(seen).toHaveLength(1);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('a CallTool cancelled while it waits for the work', () => {
+  it('cancels the work, whose token its client never saw', async () => {
+    const started = latch();
+    const stopped = latch<unknown>();
+    const waiting = createServer({
+      name: 'waits',
+      tools: [
+        {
+          name: 'wait_for_abort',
+          description: 'Runs until it is cancelled',
+          longRunning: { estimatedMs: 60_000 },
+          handler: (_args: Record<string, never>, ctx) =>
+            new Promise((_resolve, reject) => {
+              ctx.signal.addEventListener('abort', () => {
+                stopped.resolve(ctx.signal.reason);
+                reject(ctx.signal.reason);
+              });
+              started.resolve();
+            }),
+        },
+      ],
+    });
+    const grpc = await listenGrpc(waiting);
+    const client = mcpClient(grpc.address);
+    try {
+      const call = (client.client as any).CallTool(
+        { request: { name: 'wait_for_abort', arguments: struct({}) } },
+        new Metadata(),
+        () => {},
+      );
+      const answered = new Promise<number>((resolve) =>
+        call.on('status', (s: { code: number }) => resolve(s.code)),
+      );
+      await started.promise;
+      call.cancel();
+      expect(await answered).toBe(status.CANCELLED);
+      // The work itself was stopped, not only the client's wait.
+      expect(await stopped.promise).toMatchObject({ code: 'cancelled' });
+    } finally {
+      client.client.close();
+      await grpc.close(1000);
+      await waiting.close();
     }
   });
 });
