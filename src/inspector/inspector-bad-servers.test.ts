@@ -1,6 +1,7 @@
 /**
  * The inspector's targets against real servers that answer badly: a listing that is not JSON, a stream that ends
- * without a result, an oversized answer, a server that is down, and answers that never end (issue 22, item 15).
+ * without a result, an oversized answer, prompts of the wrong shape, a server that is down, and answers that never
+ * end (issue 22, item 15).
  */
 import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +21,11 @@ describe('inspector API against servers that answer badly', () => {
   beforeAll(async () => {
     // A real server that speaks no MCP-lite: garbage, an endless body, a stream without a result.
     bad = createHttpServer((req, res) => {
-      if (req.url?.endsWith('listtools')) {
+      if (req.url?.endsWith('prompts')) {
+        // Neither a listing nor a rendering: `prompts` is no array, and there are no `messages`.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ prompts: 'x'.repeat(100) }));
+      } else if (req.url?.endsWith('listtools')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('this is not json');
       } else if (req.headers.accept?.includes('text/event-stream')) {
@@ -54,6 +59,9 @@ describe('inspector API against servers that answer badly', () => {
     const headers = { 'x-mcplite-inspector': inspector.token, 'content-type': 'application/json' };
     return {
       tools: () => send(port, 'GET', '/inspector/api/tools', headers),
+      prompts: () => send(port, 'GET', '/inspector/api/prompts', headers),
+      prompt: () =>
+        send(port, 'POST', '/inspector/api/prompt', headers, JSON.stringify({ name: 'p', arguments: {} })),
       call: async (stream: boolean) =>
         events(
           (await send(port, 'POST', '/inspector/api/call', headers, JSON.stringify({ tool: 't', stream })))
@@ -69,6 +77,19 @@ describe('inspector API against servers that answer badly', () => {
     expect(JSON.parse(tools.body).exchange.response.body).toBe('this is not json');
     expect((await i.call(true)).outcome.error.message).toMatch(/ended without a result/);
     expect((await i.call(false)).outcome.error.message).toMatch(/larger than 1000 bytes/);
+  });
+
+  it('reports a prompt listing without a prompts array and a rendering without messages as errors', async () => {
+    const i = await inspect(badBase);
+    const listed = await i.prompts();
+    expect(listed.status).toBe(502);
+    expect(JSON.parse(listed.body).error.message).toMatch(/no "prompts" array/);
+    const rendered = await i.prompt();
+    expect(rendered.status).toBe(502);
+    expect(JSON.parse(rendered.body)).toMatchObject({
+      error: { message: expect.stringMatching(/no "messages" array/) },
+      exchange: { response: { status: 200 } },
+    });
   });
 
   it('reports a server that is down', async () => {

@@ -47,7 +47,10 @@ export async function loadPrompts(picked) {
     nav.hidden = false;
     return;
   }
-  prompts = body.prompts;
+  // What a server listed is shown only where it has the shape of a prompt: a broken listing must not break the page.
+  prompts = (Array.isArray(body.prompts) ? body.prompts : []).filter(
+    (/** @type {any} */ p) => typeof p?.name === 'string',
+  );
   if (prompts.length === 0) return;
   const items = prompts.map((p) => {
     const button = el('button', { type: 'button', class: 'tool-link', 'data-prompt': p.name, text: p.name });
@@ -83,7 +86,11 @@ function select(name) {
   $('prompt-view').hidden = false;
   $('prompt-name').textContent = found.title ? `${found.title} (${name})` : name;
   $('prompt-description').textContent = found.description ?? '';
-  readForm = renderSchemaForm(argumentSchema(found.arguments ?? []), $('prompt-fields'));
+  const args = Array.isArray(found.arguments) ? found.arguments : [];
+  readForm = renderSchemaForm(
+    argumentSchema(args.filter((/** @type {any} */ a) => typeof a?.name === 'string')),
+    $('prompt-fields'),
+  );
   $('prompt-result').hidden = true;
 }
 
@@ -136,16 +143,22 @@ async function render(name, args) {
   }
   const { prompt } = body;
   $('prompt-outcome').replaceChildren(
-    ...(prompt.description ? [el('p', { class: 'description', text: prompt.description })] : []),
+    ...(typeof prompt?.description === 'string'
+      ? [el('p', { class: 'description', text: prompt.description })]
+      : []),
   );
-  $('prompt-messages').replaceChildren(...prompt.messages.map(messageItem));
+  $('prompt-messages').replaceChildren(
+    ...(Array.isArray(prompt?.messages) ? prompt.messages : []).map((/** @type {any} */ m) =>
+      messageItem(m ?? {}),
+    ),
+  );
 }
 
 /** One rendered message: its role, and its content as a person reads it. @param {any} message */
 function messageItem(message) {
   return el('li', { class: 'prompt-message', 'data-role': String(message.role) }, [
     el('span', { class: 'badge', text: String(message.role) }),
-    contentOf(message.content ?? {}),
+    contentOf(message.content),
   ]);
 }
 
@@ -155,6 +168,8 @@ function messageItem(message) {
  * @param {any} content @returns {HTMLElement}
  */
 function contentOf(content) {
+  if (typeof content !== 'object' || content === null)
+    return el('pre', { class: 'value', text: pretty(content) });
   if (content.type === 'text')
     return el('pre', { class: 'value', 'data-content': 'text', text: content.text });
   if (content.type === 'resource') {
