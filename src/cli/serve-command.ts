@@ -99,7 +99,7 @@ export function registerServe(program: Command): void {
     .addOption(
       new Option(
         '--mcp-inline-wait <ms>',
-        "full MCP: how long a call waits for a promise's work before answering with the promise (0: never)",
+        "full MCP and MCP over gRPC: how long a call waits for a promise's work before answering with the promise (0: never)",
       ).argParser(integer(0)),
     )
     .addOption(
