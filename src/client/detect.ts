@@ -15,7 +15,8 @@ const PROBE_MS = 5_000;
  * http(s) URL with an unrecognised path).
  */
 export function bindingOf(target: string): Binding | undefined {
-  // MCP over gRPC when the path names its service (as grpcurl names it), else MCP-lite's.
+  // MCP over gRPC when the path names its service (as grpcurl names it), else MCP-lite's; a bare host:port is
+  // asked which it serves when the transport opens.
   if (/^grpcs?:\/\//i.test(target))
     return /\/model_context_protocol\.Mcp\/?$/.test(target) ? 'mcp-grpc' : 'grpc';
   if (!/^https?:\/\//i.test(target)) return 'stdio';
@@ -53,8 +54,12 @@ export async function openTransport(
   const send: HttpFetch = session ? session.fetch(fetchWithinOrigin) : fetchWithinOrigin;
   // The caller session the server gives this connection, kept and sent back like a cookie (MCP-lite context).
   const jar = new SessionJar(options.keepSession !== false);
-  const binding =
-    options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, send, signal));
+  let binding = options.binding ?? bindingOf(target) ?? (await probe(target, headers, limits, send, signal));
+  // A bare grpc://host:port names no service: the server says which of the two it serves (grpc-detect.ts).
+  if (binding === 'grpc' && options.binding === undefined && /^grpcs?:\/\/[^/]+\/?$/i.test(target)) {
+    const { grpcServiceOf } = await loadOptional('grpc', () => import('./grpc-detect.js'));
+    binding = await grpcServiceOf(new URL(target), headers, options.grpcRootCerts, limits, signal);
+  }
   switch (binding) {
     case 'grpc': {
       const url = new URL(/^grpcs?:\/\//i.test(target) ? target : target.replace(/^https?:/i, 'grpc:'));
