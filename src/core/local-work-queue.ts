@@ -104,13 +104,26 @@ export class LocalWorkQueue implements WorkQueue {
       this.watchers.emit(job.token, data);
       return onPartial?.(data);
     };
-    this.runner!(job, controller, fanout)
-      .then((settlement) => this.store!.settle(job.token, settlement))
-      .catch((err) => this.logger.error({ err, token: job.token }, 'promise settlement failed'))
-      .finally(() => {
-        this.running.delete(job.token);
-        this.watchers.delete(job.token);
-        this.pump();
-      });
+    void this.runAndSettle(job, controller, fanout);
+  }
+
+  /**
+   * Runs the job and stores its settlement. One async function rather than a then/catch/finally chain: every
+   * outstanding promise keeps this for as long as its job runs, and the chain kept three promises and callbacks.
+   */
+  private async runAndSettle(
+    job: PromisedJob,
+    controller: LazyAbort,
+    fanout: (data: unknown) => void | Promise<void>,
+  ): Promise<void> {
+    try {
+      await this.store!.settle(job.token, await this.runner!(job, controller, fanout));
+    } catch (err) {
+      this.logger.error({ err, token: job.token }, 'promise settlement failed');
+    } finally {
+      this.running.delete(job.token);
+      this.watchers.delete(job.token);
+      this.pump();
+    }
   }
 }

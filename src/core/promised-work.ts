@@ -169,7 +169,7 @@ export class PromisedWork {
       () => running,
       controller,
       this.init.maxRunMs,
-      (err) => handlerError(err, context, tool),
+      errorsOf(context, tool),
       startedAt,
     );
     const elapsed = performance.now() - startedAt;
@@ -226,7 +226,17 @@ export class PromisedWork {
       () => settleValue(tool, run(), context, elicitations),
       controller,
       maxRunMs,
-      (err) => handlerError(err, context, tool),
-    ).finally(() => inFlight.end());
+      errorsOf(context, tool),
+      performance.now(),
+      inFlight,
+    );
   }
+}
+
+/**
+ * `handlerError` for one call, made outside the scope of the call's other callbacks: the work keeps this for as
+ * long as it runs, and a closure there would keep every variable of that scope too.
+ */
+function errorsOf(context: CallContext, tool: CompiledTool): (err: unknown) => McpLiteError {
+  return (err) => handlerError(err, context, tool);
 }
