@@ -129,7 +129,10 @@ async function runWith(storeName, env, target, storeBytes) {
     console.log(`per settled promise: ${fmt(settledHeapEach)} bytes of heap (result {"n":<int>} included)`);
     result = {
       ok:
-        held.inFlight >= PROMISES && after.inFlight === 0 && settledHeapEach < 1536 && heapEach <= targetHeap,
+        held.inFlight >= PROMISES &&
+        after.inFlight === 0 &&
+        settledHeapEach < 1536 &&
+        (storeBytes ? storeEach : heapEach) <= target,
       summary: [
         `${storeName}: ${fmt(PROMISES)} outstanding promises: RSS ${mib(before.rss)} -> ${mib(held.rss)} ` +
           `(${fmt(rssEach)} B each, heap ${fmt(heapEach)} B each` +
