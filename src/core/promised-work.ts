@@ -18,22 +18,55 @@ import { asToolError } from './tool-errors.js';
 import type { WebtoolCatalog } from './webtools.js';
 import type { JobRunner, LocalSlot, WorkQueue } from './work-queue.js';
 
-/** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
-export async function settleValue(
+/**
+ * Awaits a handler's value (promise or async generator) and normalises it into an outcome. A promise is followed
+ * with two callbacks rather than awaited in an async function: promised work waits here for as long as it runs,
+ * and a suspended async function holds more than the callbacks.
+ */
+export function settleValue(
+  tool: CompiledTool,
+  value: unknown,
+  context: CallContext,
+  elicitations: Elicitations,
+): Promise<Outcome> {
+  try {
+    if (!isThenable(value)) return settleResolved(tool, value, context, elicitations);
+    return Promise.resolve(value).then(
+      (v) => settleResolved(tool, v, context, elicitations),
+      (err) => unanswered(tool, err, context, elicitations),
+    );
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** `settleValue` of a value that is not a promise (an async generator is drained here). */
+async function settleResolved(
   tool: CompiledTool,
   value: unknown,
   context: CallContext,
   elicitations: Elicitations,
 ): Promise<Outcome> {
   let v = value;
-  try {
-    if (isThenable(v)) v = await v;
-    if (isAsyncIterable(v)) v = await drainGenerator(v, context);
-  } catch (err) {
-    // A handler that read the answers of a declined round ends as declined (core/declined-elicitation.ts).
-    v = unansweredOutcome(err);
-    if (v === undefined) throw err;
+  if (isAsyncIterable(v)) {
+    try {
+      v = await drainGenerator(v, context);
+    } catch (err) {
+      return unanswered(tool, err, context, elicitations);
+    }
   }
+  return toOutcome(tool, v, elicitations, context);
+}
+
+/** A handler that read the answers of a declined round ends as declined (core/declined-elicitation.ts). */
+function unanswered(
+  tool: CompiledTool,
+  err: unknown,
+  context: CallContext,
+  elicitations: Elicitations,
+): Outcome {
+  const v = unansweredOutcome(err);
+  if (v === undefined) throw err;
   return toOutcome(tool, v, elicitations, context);
 }
 
