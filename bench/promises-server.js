@@ -1,6 +1,7 @@
 // The server of the promises section, run as its own process with --expose-gc so that its memory can be
 // measured alone: a long-running tool that waits for its signal (it ends only when cancelled). The parent asks
-// for measurements over IPC; SIGTERM closes the server the way the CLI does.
+// for measurements over IPC; SIGTERM closes the server the way the CLI does. With BENCH_PROMISES_REDIS_URL (and
+// BENCH_PROMISES_REDIS_PREFIX) the promises are kept in Redis instead of in memory.
 import { createServer } from '../dist/src/index.js';
 import { serve } from '../dist/src/node.js';
 import { exitOnSigterm, quickTool } from './support.js';
@@ -20,8 +21,16 @@ const wait = {
 
 // One caller makes every promise here, and every one runs at once: lift the per-caller quota and the work
 // concurrency so that the section measures promises, not the bounds.
+const redisUrl = process.env.BENCH_PROMISES_REDIS_URL;
+const promiseStore = redisUrl
+  ? new (await import('../dist/src/stores/redis/index.js')).RedisPromiseStore({
+      url: redisUrl,
+      prefix: process.env.BENCH_PROMISES_REDIS_PREFIX,
+    })
+  : undefined;
 const server = createServer({
   tools: [wait, quickTool],
+  ...(promiseStore ? { promiseStore } : {}),
   name: 'bench-promises',
   version: '0.0.0',
   maxPromisesPerCaller: 1_000_000,
@@ -46,5 +55,5 @@ process.on('message', (message) => {
   });
 });
 
-exitOnSigterm(running);
+exitOnSigterm(running, async () => promiseStore?.close());
 console.log(`promises server listening on ${running.url}/mcp-lite/v1/`);

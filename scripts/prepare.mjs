@@ -11,4 +11,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(`${root}dist/src/index.js`)) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // The rest of `npm run build`: the precompiled meta-schema validator.
+  execFileSync(process.execPath, ['scripts/build-meta-validator.mjs'], { cwd: root, stdio: 'inherit' });
 }

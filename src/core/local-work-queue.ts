@@ -3,7 +3,7 @@ import { KeyedListeners } from './keyed-listeners.js';
 import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import type { PromiseStore } from './promises/store.js';
+import type { PromiseStore, Settlement } from './promises/store.js';
 import type { JobRunner, PromisedJob, WorkQueue, WorkQueueStats } from './work-queue.js';
 
 /** Options of the in-process work queue. */
@@ -104,13 +104,35 @@ export class LocalWorkQueue implements WorkQueue {
       this.watchers.emit(job.token, data);
       return onPartial?.(data);
     };
-    this.runner!(job, controller, fanout)
-      .then((settlement) => this.store!.settle(job.token, settlement))
-      .catch((err) => this.logger.error({ err, token: job.token }, 'promise settlement failed'))
-      .finally(() => {
-        this.running.delete(job.token);
-        this.watchers.delete(job.token);
-        this.pump();
-      });
+    // The settling is an async function started only once the work has ended: while the work runs, its promise
+    // holds just these two callbacks (a suspended async function, or a then/catch/finally chain, held more).
+    this.runner!(job, controller, fanout).then(
+      (settlement) => this.settle(job.token, settlement),
+      (err) => this.failed(job.token, err),
+    );
+  }
+
+  /** Stores a finished job's settlement, then ends the job. */
+  private async settle(token: string, settlement: Settlement): Promise<void> {
+    try {
+      await this.store!.settle(token, settlement);
+    } catch (err) {
+      this.failed(token, err);
+      return;
+    }
+    this.ended(token);
+  }
+
+  /** The job's settlement could not be stored: logged, and the job ends. */
+  private failed(token: string, err: unknown): void {
+    this.logger.error({ err, token }, 'promise settlement failed');
+    this.ended(token);
+  }
+
+  /** A job is over: the next may start. */
+  private ended(token: string): void {
+    this.running.delete(token);
+    this.watchers.delete(token);
+    this.pump();
   }
 }

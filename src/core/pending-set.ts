@@ -11,6 +11,16 @@ export class PendingSet {
     promise.then(done, done);
   }
 
+  /** Tracks `promise` until `release(promise)`, which its owner calls as it settles it. */
+  hold(promise: Promise<unknown>): void {
+    this.items.add(promise);
+  }
+
+  /** Ends what `hold` began. */
+  release(promise: Promise<unknown>): void {
+    this.items.delete(promise);
+  }
+
   /** Settles when every promise tracked now has settled (never rejects); undefined when none is tracked. */
   settled(): Promise<void> | undefined {
     if (this.items.size === 0) return undefined;

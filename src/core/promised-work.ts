@@ -18,22 +18,55 @@ import { asToolError } from './tool-errors.js';
 import type { WebtoolCatalog } from './webtools.js';
 import type { JobRunner, LocalSlot, WorkQueue } from './work-queue.js';
 
-/** Awaits a handler's value (promise or async generator) and normalises it into an outcome. */
-export async function settleValue(
+/**
+ * Awaits a handler's value (promise or async generator) and normalises it into an outcome. A promise is followed
+ * with two callbacks rather than awaited in an async function: promised work waits here for as long as it runs,
+ * and a suspended async function holds more than the callbacks.
+ */
+export function settleValue(
+  tool: CompiledTool,
+  value: unknown,
+  context: CallContext,
+  elicitations: Elicitations,
+): Promise<Outcome> {
+  try {
+    if (!isThenable(value)) return settleResolved(tool, value, context, elicitations);
+    return Promise.resolve(value).then(
+      (v) => settleResolved(tool, v, context, elicitations),
+      (err) => unanswered(tool, err, context, elicitations),
+    );
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** `settleValue` of a value that is not a promise (an async generator is drained here). */
+async function settleResolved(
   tool: CompiledTool,
   value: unknown,
   context: CallContext,
   elicitations: Elicitations,
 ): Promise<Outcome> {
   let v = value;
-  try {
-    if (isThenable(v)) v = await v;
-    if (isAsyncIterable(v)) v = await drainGenerator(v, context);
-  } catch (err) {
-    // A handler that read the answers of a declined round ends as declined (core/declined-elicitation.ts).
-    v = unansweredOutcome(err);
-    if (v === undefined) throw err;
+  if (isAsyncIterable(v)) {
+    try {
+      v = await drainGenerator(v, context);
+    } catch (err) {
+      return unanswered(tool, err, context, elicitations);
+    }
   }
+  return toOutcome(tool, v, elicitations, context);
+}
+
+/** A handler that read the answers of a declined round ends as declined (core/declined-elicitation.ts). */
+function unanswered(
+  tool: CompiledTool,
+  err: unknown,
+  context: CallContext,
+  elicitations: Elicitations,
+): Outcome {
+  const v = unansweredOutcome(err);
+  if (v === undefined) throw err;
   return toOutcome(tool, v, elicitations, context);
 }
 
@@ -169,7 +202,7 @@ export class PromisedWork {
       () => running,
       controller,
       this.init.maxRunMs,
-      (err) => handlerError(err, context, tool),
+      errorsOf(context, tool),
       startedAt,
     );
     const elapsed = performance.now() - startedAt;
@@ -226,7 +259,17 @@ export class PromisedWork {
       () => settleValue(tool, run(), context, elicitations),
       controller,
       maxRunMs,
-      (err) => handlerError(err, context, tool),
-    ).finally(() => inFlight.end());
+      errorsOf(context, tool),
+      performance.now(),
+      inFlight,
+    );
   }
+}
+
+/**
+ * `handlerError` for one call, made outside the scope of the call's other callbacks: the work keeps this for as
+ * long as it runs, and a closure there would keep every variable of that scope too.
+ */
+function errorsOf(context: CallContext, tool: CompiledTool): (err: unknown) => McpLiteError {
+  return (err) => handlerError(err, context, tool);
 }

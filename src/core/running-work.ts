@@ -13,6 +13,19 @@ export function trackRunningWork(work: Promise<unknown>): void {
   running.add(work);
 }
 
+/**
+ * Counts `work` as running until `releaseRunningWork(work)`: for work that knows when it ends, which saves the
+ * callbacks that watching it settle would keep for as long as it runs.
+ */
+export function holdRunningWork(work: Promise<unknown>): void {
+  running.hold(work);
+}
+
+/** Ends what `holdRunningWork` began, as the work settles. */
+export function releaseRunningWork(work: Promise<unknown>): void {
+  running.release(work);
+}
+
 /** Settles when all the work running now has settled (never rejects); undefined when none runs. */
 export function runningWork(): Promise<void> | undefined {
   return running.settled();

@@ -1,6 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
+import { precompiledMeta2020 } from './meta-validator-2020.js';
 import { dottedPath, type FieldProblem, invalidParamsOf, type Validator } from './validation-errors.js';
 
 /**
@@ -19,8 +20,30 @@ let ajv2020: Ajv2020 | undefined;
  * No logger: a schema ajv cannot compile throws, and is reported by the caller; ajv would also print the
  * generated code of a compilation the runtime refused (an EvalError, after which `schema.ts` interprets schemas).
  */
-const AJV_OPTIONS = { allErrors: true, strict: false, useDefaults: true, logger: false } as const;
+export const AJV_OPTIONS = { allErrors: true, strict: false, useDefaults: true, logger: false } as const;
 let ajv07: Ajv | undefined;
+
+/** The 2020-12 meta-schema: the dialect of a schema without `$schema`, and the one precompiled at build time. */
+export const META_2020_ID = 'https://json-schema.org/draft/2020-12/schema';
+
+/**
+ * ajv for 2020-12 that checks schemas of the 2020-12 meta-schema with the validator precompiled at build time
+ * (`meta-validator-2020.ts`) rather than compiling the meta-schema first; any other meta-schema, and every
+ * schema when running from source, is checked by ajv itself. The error is ajv's own, word for word.
+ */
+class Ajv2020Precompiled extends Ajv2020 {
+  override validateSchema(schema: AnySchema, throwOrLogError?: boolean): boolean | Promise<unknown> {
+    const meta = precompiledMeta2020;
+    const dialect = typeof schema === 'object' ? schema.$schema : undefined;
+    if (meta === undefined || typeof schema === 'boolean' || (dialect ?? META_2020_ID) !== META_2020_ID) {
+      return super.validateSchema(schema, throwOrLogError);
+    }
+    const valid = meta(schema);
+    this.errors = (meta.errors ?? null) as ErrorObject[] | null;
+    if (!valid && throwOrLogError) throw new Error(`schema is invalid: ${this.errorsText()}`);
+    return valid;
+  }
+}
 
 function ajvFor(schema: Record<string, unknown>): Ajv {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
@@ -28,7 +51,7 @@ function ajvFor(schema: Record<string, unknown>): Ajv {
     ajv07 ??= configure(new Ajv(AJV_OPTIONS));
     return ajv07;
   }
-  ajv2020 ??= configure(new Ajv2020(AJV_OPTIONS) as unknown as Ajv);
+  ajv2020 ??= configure(new Ajv2020Precompiled(AJV_OPTIONS) as unknown as Ajv);
   return ajv2020 as unknown as Ajv;
 }
 

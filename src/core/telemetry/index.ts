@@ -1,7 +1,7 @@
 import type { Middleware } from '../operation.js';
 import type { TargetOf } from '../operation-target.js';
 import { metricsActive } from './durations.js';
-import { activeTracing, otelNow } from './otel-api.js';
+import { activeTracing, otelNow, otelRegistered } from './otel-api.js';
 import { tracing } from './server-tracing.js';
 import type { TelemetryOptions } from './telemetry-options.js';
 
@@ -17,6 +17,8 @@ export function tracingStage(
   targetOf: TargetOf,
 ): Middleware | undefined {
   if (options?.enabled === false) return undefined;
+  // Nothing registered with the API: no SDK to trace or time for, so the API is not even loaded.
+  if (options?.enabled !== true && !otelRegistered()) return undefined;
   if (otelNow() === undefined) return undefined;
   if (options?.enabled !== true && activeTracing() === undefined && !metricsActive()) return undefined;
   return tracing(options ?? {}, targetOf);

@@ -63,12 +63,25 @@ function registeredProvider(module: Otel): OtelApi.TracerProvider | undefined {
   return delegate === noopTracerProvider ? undefined : delegate;
 }
 
+/** Where every copy of the API 1.x keeps what was registered with it (an SDK's tracer and meter providers). */
+const REGISTRATIONS = Symbol.for('opentelemetry.js.api.1');
+
+/**
+ * Whether anything has been registered with the API, by any copy of it. Until then no SDK runs, and loading the
+ * API (about fifty modules, a noticeable part of a server's cold start) would only find that out.
+ */
+export function otelRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[REGISTRATIONS] !== undefined;
+}
+
 /**
  * The API when an SDK registered a tracer provider, else undefined: the check each operation makes (a few
- * property reads), so that tracing costs nothing while no SDK is registered.
+ * property reads), so that tracing costs nothing while no SDK is registered. The API is loaded here once
+ * something has been registered, if no server loaded it before.
  */
 export function activeTracing(): Otel | undefined {
-  return api !== undefined && registeredProvider(api) !== undefined ? api : undefined;
+  const module = api ?? (otelRegistered() ? otelNow() : undefined);
+  return module !== undefined && registeredProvider(module) !== undefined ? module : undefined;
 }
 
 let tracerOf: { provider: OtelApi.TracerProvider; tracer: OtelApi.Tracer } | undefined;
