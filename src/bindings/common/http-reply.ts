@@ -1,6 +1,7 @@
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { NeutralResponse } from '../../core/http.js';
 import { unauthenticatedChallenge } from '../../core/oauth/challenge.js';
+import type { JsonRpcId } from './jsonrpc.js';
 
 /**
  * The HTTP pieces every HTTP binding answers with: content types, SSE headers, the bearer challenge, the
@@ -79,6 +80,18 @@ export const MESSAGE_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   webtool_not_found: 200,
   config_invalid: 200,
 };
+
+/**
+ * How a protocol writes an error as an HTTP response: its status table and its JSON-RPC error body. What answers
+ * before a binding is chosen (the host guard, a refused WebSocket upgrade) is given the wire of the protocol it
+ * stands for, so that `common/` knows no protocol's tables.
+ */
+export interface ErrorWire {
+  /** A JSON-RPC error response. */
+  errorMessage(id: JsonRpcId | undefined, err: McpLiteError): string;
+  /** The HTTP status of a whole-request error. */
+  httpStatus: Readonly<Record<ErrorCode, number>>;
+}
 
 /** The answer to a POST that needs none (only notifications or responses). */
 export function accepted(): NeutralResponse {

@@ -1,5 +1,6 @@
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
+import type { ErrorWire } from '../common/http-reply.js';
 import { isoTime } from '../common/iso-time.js';
 import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
 import { type JsonResponseMeta, jsonMeta, resultFields } from '../common/mcp-lite-result.js';
@@ -120,3 +121,6 @@ export function toRpcError(err: McpLiteError): JsonRpcErrorObject {
 export function rpcErrorMessage(id: JsonRpcId | undefined, err: McpLiteError): string {
   return errorMessage(id, toRpcError(err));
 }
+
+/** MCP-lite HTTP's error wire, for what answers before a binding is chosen (host guard, WebSocket upgrade). */
+export const MCP_LITE_ERROR_WIRE: ErrorWire = { errorMessage: rpcErrorMessage, httpStatus: HTTP_STATUS };

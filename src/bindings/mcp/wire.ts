@@ -3,7 +3,7 @@ import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, ElicitationOutcome } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
 import { toWireElicitation } from '../common/elicitation.js';
-import { MESSAGE_HTTP_STATUS } from '../common/http-reply.js';
+import { type ErrorWire, MESSAGE_HTTP_STATUS } from '../common/http-reply.js';
 import {
   errorMessage,
   isObject,
@@ -77,6 +77,9 @@ export function toMcpError(err: McpLiteError, stateless: boolean): JsonRpcErrorO
 export function mcpErrorMessage(id: JsonRpcId | undefined, err: McpLiteError, stateless = false): string {
   return errorMessage(id, toMcpError(err, stateless));
 }
+
+/** MCP's error wire on the handshake revisions, for a refused WebSocket upgrade. */
+export const MCP_ERROR_WIRE: ErrorWire = { errorMessage: mcpErrorMessage, httpStatus: MESSAGE_HTTP_STATUS };
 
 /** The HTTP status of a response that carries only this error. */
 export function httpStatusOf(err: McpLiteError, stateless: boolean): number {
