@@ -1,7 +1,7 @@
 import { composeHandlers } from './bindings/common/compose.js';
 import { type CatalogSource, createDiscoveryHandler } from './bindings/common/discovery.js';
 import { createHealthHandler, Readiness, type ReadinessCheck } from './bindings/common/health.js';
-import { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
+import { guardHosts, type HostGuardOptions } from './bindings/common/host-guard.js';
 import { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
 import {
   createLegacySseBinding,
@@ -16,6 +16,7 @@ import {
   type McpHandler,
 } from './bindings/mcp/streamable-http/index.js';
 import { createHttpBinding, type HttpBindingOptions } from './bindings/mcp-lite/http/index.js';
+import { MCP_LITE_ERROR_WIRE } from './bindings/mcp-lite/wire.js';
 import { createWebtoolsBinding, type WebtoolsBindingOptions } from './bindings/webtools/index.js';
 import { modulesLoaded } from './core/deferred-modules.js';
 import type { NeutralHandler } from './core/http.js';
@@ -158,6 +159,15 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
       legacySse?.close();
     },
   });
+}
+
+/**
+ * Wraps a handler so that requests with a foreign Host or Origin get 403 before any binding sees them (DNS-rebinding
+ * protection), answered with MCP-lite HTTP's tables (403, -32003), whose JSON-RPC body /mcp clients read too; a
+ * Webtools client reads the status. `createHandler` puts it around the whole assembly when the guard is on.
+ */
+export function withHostGuard(handler: NeutralHandler, options: HostGuardOptions = {}): NeutralHandler {
+  return guardHosts(handler, MCP_LITE_ERROR_WIRE, options);
 }
 
 /** A block's options when it is on (`false` and absent both give undefined). */

@@ -8,7 +8,7 @@
 
 export { composeHandlers } from './bindings/common/compose.js';
 export type { ReadinessCheck } from './bindings/common/health.js';
-export { type HostGuardOptions, withHostGuard } from './bindings/common/host-guard.js';
+export type { HostGuardOptions } from './bindings/common/host-guard.js';
 export { createProtectedResourceHandler } from './bindings/common/protected-resource.js';
 export {
   APP_MIME_TYPE,
@@ -108,7 +108,12 @@ export {
 } from './core/tool.js';
 export { type ToolSearch, type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
 export type { WebtoolAction, WebtoolDefinition, WebtoolVersionDefinition } from './core/webtools.js';
-export { type AssembledHandler, createHandler, type HandlerOptions } from './create-handler.js';
+export {
+  type AssembledHandler,
+  createHandler,
+  type HandlerOptions,
+  withHostGuard,
+} from './create-handler.js';
 export { createServer, type ServerOptions } from './create-server.js';
 export { MemoryPromiseStore, type MemoryPromiseStoreOptions } from './stores/memory.js';
 export { MemoryRateLimitStore, type MemoryRateLimitStoreOptions } from './stores/memory-rate-limit.js';

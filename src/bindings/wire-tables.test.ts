@@ -7,11 +7,11 @@ import { status } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { fromJsonRpcError } from '../client/wire-errors.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import { MESSAGE_HTTP_STATUS } from './common/http-reply.js';
 import { GRPC_STATUS, toGrpcError } from './grpc/wire.js';
 import { DRAFT_INVALID_PARAMS, DRAFT_JSON_RPC_CODE, draftError } from './mcp/draft-dialect/wire.js';
 import {
   httpStatusOf,
-  HTTP_STATUS as MCP_HTTP_STATUS,
   JSON_RPC_CODE as MCP_JSON_RPC_CODE,
   STATELESS_HTTP_STATUS,
   STATELESS_JSON_RPC_CODE,
@@ -20,7 +20,6 @@ import {
 import {
   HTTP_STATUS as LITE_HTTP_STATUS,
   JSON_RPC_CODE as LITE_JSON_RPC_CODE,
-  MESSAGE_HTTP_STATUS,
   toRpcError,
 } from './mcp-lite/wire.js';
 import { errorEnvelope, WEBTOOLS_ERRORS, webtoolsErrorOf } from './webtools/wire.js';
@@ -33,10 +32,9 @@ const isErrorStatus = (n: number) => n === 200 || (Number.isInteger(n) && n >= 4
 const TABLES: Array<[string, Readonly<Record<ErrorCode, number>>, (n: number) => boolean]> = [
   ['MCP-lite HTTP JSON-RPC codes', LITE_JSON_RPC_CODE, isJsonRpcCode],
   ['MCP-lite HTTP whole-request statuses', LITE_HTTP_STATUS, (n) => n >= 400 && n <= 599],
-  ['MCP-lite HTTP lone-message statuses', MESSAGE_HTTP_STATUS, isErrorStatus],
+  ['lone-message statuses (MCP-lite HTTP, MCP handshake)', MESSAGE_HTTP_STATUS, isErrorStatus],
   ['MCP JSON-RPC codes (handshake)', MCP_JSON_RPC_CODE, isJsonRpcCode],
   ['MCP JSON-RPC codes (stateless)', STATELESS_JSON_RPC_CODE, isJsonRpcCode],
-  ['MCP HTTP statuses (handshake)', MCP_HTTP_STATUS, isErrorStatus],
   ['MCP HTTP statuses (stateless)', STATELESS_HTTP_STATUS, isErrorStatus],
   ['gRPC statuses', GRPC_STATUS, (n) => Object.values(status).includes(n) && n !== status.OK],
   [
@@ -111,7 +109,7 @@ describe.each([...ERROR_CODES])('an McpLiteError with code %s', (code) => {
   it('reads on /mcp as its tables say, on both kinds of revision', () => {
     expect(toMcpError(err, false).code).toBe(MCP_JSON_RPC_CODE[code]);
     expect(toMcpError(err, true).code).toBe(STATELESS_JSON_RPC_CODE[code]);
-    expect(httpStatusOf(err, false)).toBe(MCP_HTTP_STATUS[code]);
+    expect(httpStatusOf(err, false)).toBe(MESSAGE_HTTP_STATUS[code]);
     expect(httpStatusOf(err, true)).toBe(STATELESS_HTTP_STATUS[code]);
   });
 
@@ -147,7 +145,6 @@ describe('the tables agree where the issue says they must', () => {
       expect(MCP_JSON_RPC_CODE[code]).toBe(MCP_JSON_RPC_CODE.invalid_params);
       expect(LITE_JSON_RPC_CODE[code]).toBe(LITE_JSON_RPC_CODE.invalid_params);
       expect(MESSAGE_HTTP_STATUS[code]).toBe(MESSAGE_HTTP_STATUS.invalid_params);
-      expect(MCP_HTTP_STATUS[code]).toBe(MCP_HTTP_STATUS.invalid_params);
     }
     expect(LITE_JSON_RPC_CODE.webtool_not_found).toBe(LITE_JSON_RPC_CODE.tool_not_found);
     expect(MCP_JSON_RPC_CODE.webtool_not_found).toBe(MCP_JSON_RPC_CODE.tool_not_found);
@@ -158,7 +155,6 @@ describe('the tables agree where the issue says they must', () => {
   it('answers unavailable and resource_exhausted alike on MCP-lite HTTP and /mcp', () => {
     for (const code of ['unavailable', 'resource_exhausted'] as const) {
       expect(MESSAGE_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
-      expect(MCP_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
       expect(STATELESS_HTTP_STATUS[code]).toBe(LITE_HTTP_STATUS[code]);
     }
     expect(LITE_HTTP_STATUS.unavailable).toBe(503);
@@ -181,7 +177,7 @@ describe('the tables agree where the issue says they must', () => {
   it('refuses rate_limited natively everywhere: 429 over HTTP, RESOURCE_EXHAUSTED over gRPC', () => {
     expect(LITE_JSON_RPC_CODE.rate_limited).toBe(-32029);
     expect(MCP_JSON_RPC_CODE.rate_limited).toBe(-32029);
-    for (const table of [LITE_HTTP_STATUS, MESSAGE_HTTP_STATUS, MCP_HTTP_STATUS, STATELESS_HTTP_STATUS]) {
+    for (const table of [LITE_HTTP_STATUS, MESSAGE_HTTP_STATUS, STATELESS_HTTP_STATUS]) {
       expect(table.rate_limited).toBe(429);
     }
     expect(GRPC_STATUS.rate_limited).toBe(status.RESOURCE_EXHAUSTED);

@@ -1,6 +1,6 @@
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest } from '../../core/http.js';
-import { HTTP_STATUS, rpcErrorMessage } from '../mcp-lite/wire.js';
+import { type ErrorWire, JSON_HEADERS } from './http-reply.js';
 
 /** Which Host and Origin headers a server bound to a local address accepts (DNS-rebinding protection). */
 export interface HostGuardOptions {
@@ -55,8 +55,15 @@ export function checkHostAndOrigin(
   return undefined;
 }
 
-/** Wraps a handler so that requests with a foreign Host or Origin get 403 before any binding sees them. */
-export function withHostGuard(handler: NeutralHandler, options: HostGuardOptions = {}): NeutralHandler {
+/**
+ * Wraps a handler so that requests with a foreign Host or Origin are refused (`forbidden`) before any binding sees
+ * them, answered with the status and JSON-RPC body of `wire`, the protocol the guard answers for.
+ */
+export function guardHosts(
+  handler: NeutralHandler,
+  wire: ErrorWire,
+  options: HostGuardOptions = {},
+): NeutralHandler {
   // The last Host header let through: clients send the same one request after request, and comparing it is
   // cheaper than parsing and looking it up again.
   let allowedHost: string | undefined;
@@ -69,12 +76,10 @@ export function withHostGuard(handler: NeutralHandler, options: HostGuardOptions
       allowedHost = host;
       return handler(request);
     }
-    // The guard answers before any binding is chosen: MCP-lite HTTP's tables (403, -32003 for `forbidden`), whose
-    // JSON-RPC body is also /mcp's; a Webtools client reads the status.
     return Promise.resolve({
-      status: HTTP_STATUS[error.code],
-      headers: { 'content-type': 'application/json' },
-      body: rpcErrorMessage(null, error),
+      status: wire.httpStatus[error.code],
+      headers: JSON_HEADERS,
+      body: wire.errorMessage(null, error),
     });
   };
 }

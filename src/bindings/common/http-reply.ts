@@ -1,10 +1,12 @@
-import type { McpLiteError } from '../../core/errors.js';
+import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { NeutralResponse } from '../../core/http.js';
 import { unauthenticatedChallenge } from '../../core/oauth/challenge.js';
+import type { JsonRpcId } from './jsonrpc.js';
 
 /**
  * The HTTP pieces every HTTP binding answers with: content types, SSE headers, the bearer challenge, the
- * whole-request error response, and the headers an error carries (`Retry-After`, `WWW-Authenticate`).
+ * status of a lone JSON-RPC error, the whole-request error response, and the headers an error carries
+ * (`Retry-After`, `WWW-Authenticate`).
  */
 
 /** Media types. */
@@ -40,6 +42,55 @@ export function jsonHttpResponse(
   if (status === 401) headers['www-authenticate'] ??= BEARER_CHALLENGE;
   if (status === 413) headers.connection = 'close';
   return { status, headers, body };
+}
+
+/**
+ * The HTTP status of a response whose one JSON-RPC message answers a lone request with this error, on MCP-lite
+ * HTTP and on /mcp's handshake revisions alike: 200 for the errors of a request that reached its method (the
+ * JSON-RPC code says what went wrong), the status of the problem for the envelope, authentication, size and
+ * admission (401, 403, 413, 415, 429, 503), so that HTTP clients and proxies back off and retry on their own.
+ */
+export const MESSAGE_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  parse_error: 400,
+  invalid_request: 400,
+  method_not_found: 200,
+  tool_not_found: 200,
+  invalid_params: 200,
+  promise_not_found: 200,
+  promise_expired: 200,
+  internal: 200,
+  cancelled: 200,
+  deadline_exceeded: 200,
+  unauthenticated: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  resource_exhausted: 429,
+  rate_limited: 429,
+  unavailable: 503,
+  resource_not_found: 200,
+  session_not_found: 404,
+  header_mismatch: 400,
+  invalid_meta: 400,
+  missing_capability: 400,
+  unsupported_version: 400,
+  prompt_not_found: 200,
+  task_not_found: 200,
+  webtool_not_found: 200,
+  config_invalid: 200,
+};
+
+/**
+ * How a protocol writes an error as an HTTP response: its status table and its JSON-RPC error body. What answers
+ * before a binding is chosen (the host guard, a refused WebSocket upgrade) is given the wire of the protocol it
+ * stands for, so that `common/` knows no protocol's tables.
+ */
+export interface ErrorWire {
+  /** A JSON-RPC error response. */
+  errorMessage(id: JsonRpcId | undefined, err: McpLiteError): string;
+  /** The HTTP status of a whole-request error. */
+  httpStatus: Readonly<Record<ErrorCode, number>>;
 }
 
 /** The answer to a POST that needs none (only notifications or responses). */

@@ -2,13 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../../core/auth.js';
-import { type ErrorCode, McpLiteError } from '../../core/errors.js';
+import { McpLiteError } from '../../core/errors.js';
 import type { ToolServer } from '../../core/server.js';
 import { errorExit } from './error-exit.js';
 import { checkHostAndOrigin, type HostGuardOptions } from './host-guard.js';
-import { errorHeaders } from './http-reply.js';
+import { type ErrorWire, errorHeaders } from './http-reply.js';
 import type { ConnectionPeer, JsonRpcConnection } from './json-rpc-connection.js';
-import type { JsonRpcId } from './jsonrpc.js';
 import { type OutboundSink, OutboundWriter, type StreamBoundOptions } from './outbound-stream.js';
 
 /**
@@ -17,17 +16,6 @@ import { type OutboundSink, OutboundWriter, type StreamBoundOptions } from './ou
  * (refused with the status and JSON-RPC body of the protocol spoken), then one text message per JSON-RPC message
  * (or batch) in each direction, each connection one `JsonRpcConnection` (`json-rpc-connection.ts`).
  */
-
-/**
- * How the protocol spoken on an endpoint writes its errors: a refused upgrade is an HTTP response with that
- * protocol's status and JSON-RPC body (as its HTTP binding would answer).
- */
-export interface ErrorWire {
-  /** A JSON-RPC error response. */
-  errorMessage(id: JsonRpcId | undefined, err: McpLiteError): string;
-  /** The HTTP status of a whole-request error. */
-  httpStatus: Readonly<Record<ErrorCode, number>>;
-}
 
 /** WebSocket close codes the server uses (RFC 6455 7.4.1). */
 const CLOSE = {

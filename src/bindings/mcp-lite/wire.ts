@@ -1,5 +1,6 @@
 import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult } from '../../core/outcomes.js';
+import type { ErrorWire } from '../common/http-reply.js';
 import { isoTime } from '../common/iso-time.js';
 import { errorMessage, type JsonRpcErrorObject, type JsonRpcId, toJsonRpcError } from '../common/jsonrpc.js';
 import { type JsonResponseMeta, jsonMeta, resultFields } from '../common/mcp-lite-result.js';
@@ -111,43 +112,6 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   config_invalid: 400,
 };
 
-/**
- * The HTTP status of a response whose one JSON-RPC message answers a lone request with this error: 200 for the
- * errors of a request that reached its method (the JSON-RPC code says what went wrong), the status of the
- * problem for authentication, size and admission (429, 503), so that HTTP clients and proxies back off and retry
- * on their own. The same values as /mcp's handshake revisions (bindings/mcp/wire.ts `HTTP_STATUS`).
- */
-export const MESSAGE_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
-  parse_error: 400,
-  invalid_request: 400,
-  method_not_found: 200,
-  tool_not_found: 200,
-  invalid_params: 200,
-  promise_not_found: 200,
-  promise_expired: 200,
-  internal: 200,
-  cancelled: 200,
-  deadline_exceeded: 200,
-  unauthenticated: 401,
-  forbidden: 403,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  method_not_allowed: 405,
-  resource_exhausted: 429,
-  rate_limited: 429,
-  unavailable: 503,
-  resource_not_found: 200,
-  session_not_found: 404,
-  header_mismatch: 400,
-  invalid_meta: 400,
-  missing_capability: 400,
-  unsupported_version: 400,
-  prompt_not_found: 200,
-  task_not_found: 200,
-  webtool_not_found: 200,
-  config_invalid: 200,
-};
-
 /** The JSON-RPC error object of an error on MCP-lite HTTP. */
 export function toRpcError(err: McpLiteError): JsonRpcErrorObject {
   return toJsonRpcError(err, JSON_RPC_CODE);
@@ -157,3 +121,6 @@ export function toRpcError(err: McpLiteError): JsonRpcErrorObject {
 export function rpcErrorMessage(id: JsonRpcId | undefined, err: McpLiteError): string {
   return errorMessage(id, toRpcError(err));
 }
+
+/** MCP-lite HTTP's error wire, for what answers before a binding is chosen (host guard, WebSocket upgrade). */
+export const MCP_LITE_ERROR_WIRE: ErrorWire = { errorMessage: rpcErrorMessage, httpStatus: HTTP_STATUS };

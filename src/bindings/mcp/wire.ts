@@ -3,6 +3,7 @@ import type { ErrorCode, McpLiteError } from '../../core/errors.js';
 import type { CallResult, ElicitationOutcome } from '../../core/outcomes.js';
 import type { WireTool } from '../../core/tool.js';
 import { toWireElicitation } from '../common/elicitation.js';
+import { type ErrorWire, MESSAGE_HTTP_STATUS } from '../common/http-reply.js';
 import {
   errorMessage,
   isObject,
@@ -13,7 +14,8 @@ import {
 import { jsonMeta } from '../common/mcp-lite-result.js';
 
 /**
- * The MCP wire: the JSON-RPC code and HTTP status of each error code, tool listings, and each outcome as a
+ * The MCP wire: the JSON-RPC code and HTTP status of each error code (the handshake revisions answer with
+ * `MESSAGE_HTTP_STATUS`, the table MCP-lite HTTP shares), tool listings, and each outcome as a
  * `CallToolResult` (documented in docs/mcp.md and docs/architecture.md).
  */
 
@@ -60,45 +62,9 @@ export const STATELESS_JSON_RPC_CODE: Readonly<Record<ErrorCode, number>> = {
   resource_not_found: -32602,
 };
 
-/**
- * The HTTP status of a Streamable HTTP response that carries only this error, on the handshake revisions: JSON-RPC
- * errors of a request that reached a method come with 200; envelope, transport and admission problems get their
- * own status, the same as on MCP-lite HTTP (401, 403, 413, 415, 429, 503).
- */
-export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
-  parse_error: 400,
-  invalid_request: 400,
-  method_not_found: 200,
-  tool_not_found: 200,
-  invalid_params: 200,
-  promise_not_found: 200,
-  promise_expired: 200,
-  internal: 200,
-  cancelled: 200,
-  deadline_exceeded: 200,
-  unauthenticated: 401,
-  forbidden: 403,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  method_not_allowed: 405,
-  resource_exhausted: 429,
-  rate_limited: 429,
-  unavailable: 503,
-  resource_not_found: 200,
-  session_not_found: 404,
-  header_mismatch: 400,
-  invalid_meta: 400,
-  missing_capability: 400,
-  unsupported_version: 400,
-  prompt_not_found: 200,
-  task_not_found: 200,
-  webtool_not_found: 200,
-  config_invalid: 200,
-};
-
 /** The HTTP statuses of the stateless revision, which answers an unknown (or removed) method with 404. */
 export const STATELESS_HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
-  ...HTTP_STATUS,
+  ...MESSAGE_HTTP_STATUS,
   method_not_found: 404,
 };
 
@@ -112,9 +78,12 @@ export function mcpErrorMessage(id: JsonRpcId | undefined, err: McpLiteError, st
   return errorMessage(id, toMcpError(err, stateless));
 }
 
+/** MCP's error wire on the handshake revisions, for a refused WebSocket upgrade. */
+export const MCP_ERROR_WIRE: ErrorWire = { errorMessage: mcpErrorMessage, httpStatus: MESSAGE_HTTP_STATUS };
+
 /** The HTTP status of a response that carries only this error. */
 export function httpStatusOf(err: McpLiteError, stateless: boolean): number {
-  return (stateless ? STATELESS_HTTP_STATUS : HTTP_STATUS)[err.code];
+  return (stateless ? STATELESS_HTTP_STATUS : MESSAGE_HTTP_STATUS)[err.code];
 }
 
 /** Holds the JSON of `structuredContent` when it equals the text block (set by toCallToolResult). */

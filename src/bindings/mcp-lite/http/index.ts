@@ -11,6 +11,7 @@ import {
   errorHeaders,
   JSON_HEADERS,
   jsonHttpResponse,
+  MESSAGE_HTTP_STATUS,
   wantsEventStream,
 } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
@@ -18,7 +19,7 @@ import { idOf, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc
 import type { StreamBoundOptions } from '../../common/outbound-stream.js';
 import { listPrompts, renderPrompt } from '../../common/prompts.js';
 import { createMcpLiteRpc, resultResponse } from '../rpc.js';
-import { HTTP_STATUS, MESSAGE_HTTP_STATUS, rpcErrorMessage } from '../wire.js';
+import { HTTP_STATUS, rpcErrorMessage } from '../wire.js';
 import { normaliseBase } from './base-path.js';
 import { streamCall } from './sse.js';
 

@@ -2,7 +2,7 @@ import type { ToolServer } from '../../../core/server.js';
 import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from '../../common/ws-endpoint.js';
 import { type ChannelOptions, openChannel } from '../channel.js';
 import { createMcpLiteRpc, type McpLiteRpcOptions } from '../rpc.js';
-import { HTTP_STATUS, rpcErrorMessage } from '../wire.js';
+import { MCP_LITE_ERROR_WIRE } from '../wire.js';
 
 export type { WsEndpoint, WsEndpointOptions } from '../../common/ws-endpoint.js';
 
@@ -34,7 +34,7 @@ export function createMcpLiteWsBinding(server: ToolServer, options: McpLiteWsOpt
       ...options,
       path: options.path ?? '/mcp-lite/v1/ws',
       subprotocol: MCP_LITE_SUBPROTOCOL,
-      wire: { errorMessage: rpcErrorMessage, httpStatus: HTTP_STATUS },
+      wire: MCP_LITE_ERROR_WIRE,
     },
     (peer) => openChannel(rpc, peer, options),
   );

@@ -5,13 +5,13 @@ import type { ToolServer } from '../../../core/server.js';
 import type { SessionStateStore } from '../../../core/session-state.js';
 import { unrefTimer } from '../../../core/timers.js';
 import { errorExit } from '../../common/error-exit.js';
-import { accepted, errorHeaders, jsonHttpResponse } from '../../common/http-reply.js';
+import { accepted, errorHeaders, jsonHttpResponse, MESSAGE_HTTP_STATUS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
 import { OutboundStream, type StreamBoundOptions, sseEvent } from '../../common/outbound-stream.js';
 import { openMcpConnection } from '../connection.js';
 import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
-import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
+import { mcpErrorMessage } from '../wire.js';
 
 /** Options of the legacy HTTP+SSE transport (MCP 2024-11-05). */
 export interface LegacySseOptions extends McpProtocolOptions, StreamBoundOptions {
@@ -98,7 +98,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
 
   function fail(err: unknown, headers?: Record<string, string>): NeutralResponse {
     const e = errorExit(err, server.logger, { binding: 'mcp-sse' });
-    return jsonHttpResponse(HTTP_STATUS[e.code], mcpErrorMessage(null, e), errorHeaders(e, headers));
+    return jsonHttpResponse(MESSAGE_HTTP_STATUS[e.code], mcpErrorMessage(null, e), errorHeaders(e, headers));
   }
 
   async function withCaller(

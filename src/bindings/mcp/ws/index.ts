@@ -2,7 +2,7 @@ import type { ToolServer } from '../../../core/server.js';
 import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from '../../common/ws-endpoint.js';
 import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
 import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
-import { HTTP_STATUS, mcpErrorMessage } from '../wire.js';
+import { MCP_ERROR_WIRE } from '../wire.js';
 
 /** The subprotocol of MCP over WebSocket, as the official SDK's WebSocketClientTransport asks for it. */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -26,10 +26,15 @@ export interface McpWsOptions
 export function createMcpWsBinding(server: ToolServer, options: McpWsOptions = {}): WsEndpoint {
   // The server's one MCP protocol object: the same engine (flights, tasks) as its other MCP transports.
   const engine = options.engine ?? mcpProtocolFor(server, options).engine;
-  const wire = { errorMessage: mcpErrorMessage, httpStatus: HTTP_STATUS };
   return createWsEndpoint(
     server,
-    { binding: 'mcp', ...options, path: options.path ?? '/mcp', subprotocol: MCP_SUBPROTOCOL, wire },
+    {
+      binding: 'mcp',
+      ...options,
+      path: options.path ?? '/mcp',
+      subprotocol: MCP_SUBPROTOCOL,
+      wire: MCP_ERROR_WIRE,
+    },
     (peer) =>
       openMcpConnection(server, engine, peer, {
         binding: 'mcp-ws',
