@@ -61,7 +61,14 @@ export {
   type OAuthResourceServerOptions,
   oauthResourceServer,
 } from './core/oauth/resource-server.js';
-export type { Middleware, Next, Operation, OperationCaller, OperationMethod } from './core/operation.js';
+export type {
+  BindingName,
+  Middleware,
+  Next,
+  Operation,
+  OperationCaller,
+  OperationMethod,
+} from './core/operation.js';
 export {
   answer,
   type CallResult,

@@ -4,6 +4,7 @@ import type { Listing } from '../../core/catalog.js';
 import { McpLiteError, toMcpLiteError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
+import type { BindingName } from '../../core/operation.js';
 import type { ToolServer } from '../../core/server.js';
 import { answerBatch, DEFAULT_MAX_BATCH } from '../common/batch.js';
 import { BindingCall, BindingCaller, type CallSource, sessionTokenOf } from '../common/binding-call.js';
@@ -70,15 +71,14 @@ export interface McpLiteRpc {
 export interface McpLiteRpcOptions {
   /** Most messages in one batch. Default 100. */
   maxBatchSize?: number | undefined;
-  /** The `binding` field of its log lines; without its `mcp-lite-` prefix, the calls' binding in metrics. */
-  binding?: string;
+  /** The binding's one name in its log lines, metrics and `op.caller.binding`. */
+  binding: 'http' | 'ws' | 'stdio';
 }
 
 /** Makes the MCP-lite JSON-RPC handling of a tool server (one per binding; it keeps no per-call state). */
-export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions = {}): McpLiteRpc {
+export function createMcpLiteRpc(server: ToolServer, options: McpLiteRpcOptions): McpLiteRpc {
   const maxBatch = options.maxBatchSize ?? DEFAULT_MAX_BATCH;
-  // One name in logs, metrics and `op.caller.binding`: `http`, `ws`, `stdio`.
-  const callBinding = (options.binding ?? 'mcp-lite').replace(/^mcp-lite-/, '');
+  const callBinding = options.binding;
   const log = server.logger.child({ binding: callBinding });
 
   function answer<T>(
@@ -203,8 +203,8 @@ function toolCall(
   m: JsonRpcRequest & { params: Record<string, unknown> },
   origin: RpcOrigin,
   principal: Principal | undefined,
-  onPartial?: (data: unknown) => void | Promise<void>,
-  binding?: string,
+  onPartial: ((data: unknown) => void | Promise<void>) | undefined,
+  binding: BindingName,
 ): BindingCall {
   const { name, arguments: args, elicitation } = m.params;
   if (typeof name !== 'string') {
@@ -213,20 +213,17 @@ function toolCall(
     });
   }
   const answer = elicitation === undefined ? undefined : elicitationReplyOf(elicitation, invalidElicitation);
-  const call = new BindingCall(
+  const call = new BindingCall({
     name,
-    args,
+    arguments: args,
     principal,
-    origin,
-    origin,
-    m.id ?? undefined,
+    signalSource: origin,
+    requestId: m.id ?? undefined,
     onPartial,
-    answer,
+    elicitation: answer,
     binding,
-    undefined,
-    undefined,
-    metaOf(m.params),
-  );
+    wire: metaOf(m.params),
+  });
   // The caller's session (MCP-lite context) comes back in `_meta.session`.
   call.session = sessionTokenOf(m.params._meta, 'session');
   return call;

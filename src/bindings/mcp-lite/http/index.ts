@@ -46,7 +46,7 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
   const base = normaliseBase(options.basePath ?? '/mcp-lite/v1/');
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-http' });
+  const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'http' });
   const log = rpcs.log;
 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.

@@ -21,6 +21,6 @@ export type McpLiteStdioServer = StdioSession;
  * `mcplite serve --stdio --mcp-lite` runs.
  */
 export function serveMcpLiteStdio(server: ToolServer, options: McpLiteStdioOptions = {}): McpLiteStdioServer {
-  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-stdio' });
+  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'stdio' });
   return serveLines(server.logger, options, (peer) => openChannel(rpc, peer, options));
 }

@@ -26,7 +26,7 @@ export interface McpLiteWsOptions
  * 'upgrade' event (`serve` and `listenNode({ onUpgrade })` do).
  */
 export function createMcpLiteWsBinding(server: ToolServer, options: McpLiteWsOptions = {}): WsEndpoint {
-  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-ws' });
+  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'ws' });
   return createWsEndpoint(
     server,
     {
