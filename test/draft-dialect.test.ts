@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { serveStdio } from '../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../src/bindings/mcp/stdio/index.js';
 import type { ToolServer } from '../src/index.js';
 import {
   aborted,
@@ -109,7 +109,7 @@ describe('the draft-seed dialect', () => {
     const stdioServer = makeServer();
     const input = new PassThrough();
     const output = new PassThrough();
-    const stdio = serveStdio(stdioServer, { input, output });
+    const stdio = serveMcpStdio(stdioServer, { input, output });
     const { next } = jsonLines(output);
     await transcript(stdioServer, {
       send: (m) => input.write(`${JSON.stringify(m)}\n`),

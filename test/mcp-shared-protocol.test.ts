@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listenNode, type NodeListening } from '../src/adapters/node.js';
 import { composeHandlers } from '../src/bindings/common/compose.js';
 import { createMcpBinding } from '../src/bindings/mcp/index.js';
-import { serveStdio } from '../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../src/bindings/mcp/stdio/index.js';
 import { connect } from '../src/client/index.js';
 import { createServer, defineTool, elicit, type ToolHandler } from '../src/index.js';
 import { type RunningServer, serve } from '../src/node.js';
@@ -155,7 +155,7 @@ describe('one MCP protocol object per server', () => {
     // stdio, in this process, over a pair of streams.
     const input = new PassThrough();
     const output = new PassThrough();
-    const stdio = serveStdio(server, { input, output });
+    const stdio = serveMcpStdio(server, { input, output });
     try {
       const t = await taskAskingForInput(base);
       const line = new Promise<any>((resolve) => {

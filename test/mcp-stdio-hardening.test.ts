@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveStdio } from '../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../src/create-server.js';
 import { jsonLines } from './support/json-lines.js';
 
@@ -120,7 +120,7 @@ describe('stdio leaves no listener behind per call', () => {
     const input = new PassThrough();
     const output = new PassThrough({ highWaterMark: 1024 });
     const counts = () => ['drain', 'close', 'error'].map((e) => output.listenerCount(e));
-    const stdio = serveStdio(server, { input, output });
+    const stdio = serveMcpStdio(server, { input, output });
     const baseline = counts();
     let answered = 0;
     for (let id = 1; id <= 30; id++) input.write(`${call(id, 'big')}\n`);

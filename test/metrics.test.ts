@@ -12,7 +12,7 @@ import { McpLiteError } from '../src/core/errors.js';
 import type { PromiseRecord, Settlement } from '../src/core/promises/store.js';
 import { createServer, MemoryPromiseStore } from '../src/index.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
-import { type RunningServer, serve, serveStdio } from '../src/node.js';
+import { type RunningServer, serve, serveMcpStdio } from '../src/node.js';
 import { start } from './support/cli-process.js';
 import { makeClient, toolRequest, unary } from './support/grpc-client.js';
 import { postJson } from './support/http-harness.js';
@@ -233,7 +233,7 @@ describe('binding labels of the stdio framings', () => {
     };
     await exchange((input, output) => serveMcpLiteStdio(server, { input, output }), [call], 1);
     const mcp = await exchange(
-      (input, output) => serveStdio(server, { input, output }),
+      (input, output) => serveMcpStdio(server, { input, output }),
       [
         {
           jsonrpc: '2.0',

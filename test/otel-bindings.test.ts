@@ -16,7 +16,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, defineTool, failure } from '../src/index.js';
-import { type RunningServer, serve, serveStdio } from '../src/node.js';
+import { type RunningServer, serve, serveMcpStdio } from '../src/node.js';
 import { makeClient, toolRequest, unary } from './support/grpc-client.js';
 import { postJson } from './support/http-harness.js';
 import { registerTestSdk, remoteParent, type TestSdk, waitForSpans } from './support/otel-sdk.js';
@@ -60,7 +60,7 @@ beforeAll(async () => {
       buffered = buffered.slice(i + 1);
     }
   });
-  serveStdio(server, { input, output });
+  serveMcpStdio(server, { input, output });
   stdio = { input, output, lines };
 });
 

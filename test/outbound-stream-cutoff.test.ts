@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listenNode, type NodeListening } from '../src/adapters/node.js';
 import { composeHandlers } from '../src/bindings/common/compose.js';
 import { createMcpBinding } from '../src/bindings/mcp/index.js';
-import { createHttpBinding } from '../src/bindings/mcp-lite/http/index.js';
+import { createMcpLiteHttpBinding } from '../src/bindings/mcp-lite/http/index.js';
 import { createMcpLiteWsBinding } from '../src/bindings/mcp-lite/ws/index.js';
 import { createServer } from '../src/index.js';
 
@@ -127,7 +127,9 @@ function upgradeAndSend(path: string, protocol: string, message: unknown): Buffe
 
 describe('a client that stops reading a stream is cut off', () => {
   it('on MCP-lite HTTP (SSE)', async () => {
-    listening = await listenNode(createHttpBinding(server, { maxQueuedBytes: 256 * 1024 }), { port: 0 });
+    listening = await listenNode(createMcpLiteHttpBinding(server, { maxQueuedBytes: 256 * 1024 }), {
+      port: 0,
+    });
     const outcome = sendUnread(
       listening.port,
       post(

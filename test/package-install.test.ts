@@ -113,7 +113,9 @@ describe('the packed package', () => {
     expect(exported['.']).toEqual(expect.arrayContaining(['createServer', 'defineTool']));
     // Serving on Node moved to mcplite/node (issue 26): one import path per symbol, and the root stays portable.
     expect(exported['.']).not.toContain('serve');
-    expect(exported['./node']).toEqual(expect.arrayContaining(['serve', 'listenNode', 'serveStdio']));
+    expect(exported['./node']).toEqual(
+      expect.arrayContaining(['serve', 'listenNode', 'serveMcpStdio', 'serveStdio']),
+    );
     // gRPC is an optional peer that this install did not pull in: the subpath fails for want of it alone.
     expect(exported['./grpc']).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
     // A subpath built on an optional peer (not installed here) may only fail for want of that peer.

@@ -78,11 +78,13 @@ describe('public names', () => {
 
   it('reaches every binding factory from a public entry', () => {
     for (const factory of [
+      'createMcpLiteHttpBinding',
       'createHttpBinding',
       'createMcpBinding',
       'createLegacySseBinding',
       'createMcpWsBinding',
       'createMcpLiteWsBinding',
+      'serveMcpStdio',
       'serveStdio',
       'serveMcpLiteStdio',
       'createGrpcBinding',

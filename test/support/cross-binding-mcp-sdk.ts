@@ -215,7 +215,7 @@ function mcpSdkAdapter(name: string, transportFor: (endpoint: Endpoint) => Trans
             description: t.description ?? '',
             inputSchema: t.inputSchema,
           }));
-          // MCP lists the server's own tools (redeem, cancel) after the catalog's, by design (mcp/engine.ts):
+          // MCP lists the server's own tools (redeem, cancel) after the catalog's, by design (mcp/methods.ts):
           // put back in core's order, which is no part of what the case compares.
           return [...all.filter((t) => t.type === 'system'), ...all.filter((t) => t.type !== 'system')];
         },

@@ -9,7 +9,7 @@ import {
   openConnection,
 } from '../common/json-rpc-connection.js';
 import { idOf, type JsonRpcId, type JsonRpcRequest, validateRequest } from '../common/jsonrpc.js';
-import type { McpLiteRpc, RpcOrigin } from './rpc.js';
+import type { McpLiteRpc, RpcOrigin } from './methods.js';
 import { rpcErrorMessage } from './wire.js';
 
 /** Options of an MCP-lite channel: the connection's (`maxInFlight`). */
