@@ -104,6 +104,65 @@ describe('public names', () => {
     expect(internal).toEqual([]);
   });
 
+  // What an entry offers is chosen, not whatever its modules happen to export: a name added or dropped here is a
+  // change of the public API (and of the changelog).
+  const allowed: Record<string, string[]> = {
+    'mcplite/redis': [
+      'BullMqWorkQueue',
+      'BullMqWorkQueueOptions',
+      'ConnectRedisOptions',
+      'RedisElicitationNonceStore',
+      'RedisElicitationNonceStoreOptions',
+      'RedisPromiseStore',
+      'RedisPromiseStoreOptions',
+      'RedisRateLimitStore',
+      'RedisRateLimitStoreOptions',
+      'RedisSessionStore',
+      'RedisSessionStoreOptions',
+      'connectRedis',
+    ],
+    'mcplite/gateway': [
+      'EntryBounds',
+      'EntryOAuth',
+      'Gateway',
+      'GatewayEntry',
+      'GatewayOptions',
+      'GatewayServeOptions',
+      'GatewayUpstream',
+      'MountOptions',
+      'MountedServer',
+      'OpenApiEntry',
+      'OpenApiOptions',
+      'ProxiedTools',
+      'ProxyToolsOptions',
+      'RemoteEntry',
+      'StdioEntry',
+      'TargetEntry',
+      'ToolSource',
+      'ToolTransforms',
+      'UpstreamOptions',
+      'UpstreamSource',
+      'UpstreamState',
+      'UpstreamStatus',
+      'gatewayCatalog',
+      'gatewayTools',
+      'mount',
+      'openApiTools',
+      'openUpstream',
+      'parseGatewayConfig',
+      'proxyTools',
+    ],
+  };
+  for (const [entry, names] of Object.entries(allowed)) {
+    it(`exports from ${entry} exactly its allow-list`, () => {
+      const exported = [...meanings]
+        .filter(([, byPlace]) => [...byPlace.values()].some((from) => from.includes(entry)))
+        .map(([name]) => name)
+        .sort();
+      expect(exported).toEqual([...names].sort());
+    });
+  }
+
   it('sees the same symbol exported from two entries as one meaning (McpLiteError)', () => {
     const places = meanings.get('McpLiteError');
     expect(places?.size).toBe(1);
