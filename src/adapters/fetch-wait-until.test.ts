@@ -8,7 +8,7 @@ import { toFetchHandler } from './fetch.js';
 /**
  * Promised work outlives its response only where the platform is told (Workers' `ctx.waitUntil`): the fetch
  * handler hands it over when the response leaves, from the option or from the `ctx` Workers pass third.
- * (test/runtimes.test.ts runs the same on workerd itself.)
+ * (test/runtimes/runtimes.test.ts runs the same on workerd itself.)
  */
 
 let finished = 0;

@@ -1,5 +1,5 @@
 /**
- * The wires of the cross-binding middleware suite (test/cross-binding-middleware.test.ts): one small real client per
+ * The wires of the cross-binding middleware suite (test/cross-binding/middleware.test.ts): one small real client per
  * binding and transport, each sending the header `x-probe: <wire>` where its transport has headers, and reporting a
  * call's answer or the wire's own native error untranslated (HTTP status with JSON-RPC code, gRPC status, Webtools
  * code), so that the test states what each wire answers rather than what a normaliser made of it.

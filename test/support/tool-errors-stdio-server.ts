@@ -1,6 +1,6 @@
 /**
  * The tool-errors fixture served over MCP stdio (`node --import tsx test/support/tool-errors-stdio-server.ts`),
- * for test/mcp-tool-errors.test.ts. stdout carries only protocol messages.
+ * for test/mcp/tool-errors.test.ts. stdout carries only protocol messages.
  */
 import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
