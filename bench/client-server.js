@@ -3,7 +3,7 @@
 // announcing its HTTP URL and gRPC port on stdout; with `--stdio`, over MCP on stdin/stdout instead (one
 // connection, the process ends when stdin does).
 import { createServer } from '../dist/src/index.js';
-import { serve, serveStdio } from '../dist/src/node.js';
+import { serve, serveMcpStdio } from '../dist/src/node.js';
 
 const echo = {
   name: 'echo',
@@ -13,7 +13,7 @@ const echo = {
 };
 const server = createServer({ name: 'client-bench', tools: [echo] });
 if (process.argv.includes('--stdio')) {
-  const stdio = serveStdio(server);
+  const stdio = serveMcpStdio(server);
   await stdio.closed;
   await server.close();
   process.exit(0);

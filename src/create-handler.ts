@@ -15,7 +15,7 @@ import {
   type McpBindingOptions,
   type McpHandler,
 } from './bindings/mcp/streamable-http/index.js';
-import { createHttpBinding, type HttpBindingOptions } from './bindings/mcp-lite/http/index.js';
+import { createMcpLiteHttpBinding, type McpLiteHttpBindingOptions } from './bindings/mcp-lite/http/index.js';
 import { MCP_LITE_ERROR_WIRE } from './bindings/mcp-lite/wire.js';
 import { createWebtoolsBinding, type WebtoolsBindingOptions } from './bindings/webtools/index.js';
 import { modulesLoaded } from './core/deferred-modules.js';
@@ -32,7 +32,7 @@ import type { SessionStateStore } from './core/session-state.js';
 /** Options of `createHandler`: one block per binding (`false` turns that binding off) and what they share. */
 export interface HandlerOptions extends HostGuardOptions {
   /** MCP-lite over HTTP (+SSE): its base path (default `/mcp-lite/v1/`), body and batch bounds, heartbeat. */
-  mcpLite?: HttpBindingOptions | false;
+  mcpLite?: McpLiteHttpBindingOptions | false;
   /** Full MCP over Streamable HTTP: its path (default `/mcp`), sessions, engine options and bounds. */
   mcp?: McpBindingOptions | false;
   /** Webtools: its base path (default `/webtools/`) and bounds. */
@@ -98,7 +98,9 @@ export function createHandler(server: ToolServer, options: HandlerOptions = {}):
   const bodyBound = options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {};
   const store = options.sessionStore ? { sessionStore: options.sessionStore } : {};
   const mcpLite =
-    options.mcpLite === false ? undefined : createHttpBinding(server, { ...bodyBound, ...options.mcpLite });
+    options.mcpLite === false
+      ? undefined
+      : createMcpLiteHttpBinding(server, { ...bodyBound, ...options.mcpLite });
   const webtools =
     options.webtools === false
       ? undefined

@@ -1,7 +1,7 @@
 /**
  * mcplite: define tools once, serve them over MCP-lite HTTP, MCP-lite gRPC and full MCP (Streamable HTTP, stdio).
  * How it is built: docs/architecture.md. This root entry is the portable core: it reaches no `node:*` module, no
- * `ws` and no gRPC (test/root-entry-imports.test.ts), so it loads on Workers, Deno and Bun. Each binding's factory
+ * `ws` and no gRPC (test/package/root-entry-imports.test.ts), so it loads on Workers, Deno and Bun. Each binding's factory
  * has its subpath (`mcplite/http`, `mcplite/mcp`, `mcplite/webtools`, `mcplite/fetch`), serving on Node is
  * `mcplite/node`, and every symbol has exactly one import path.
  */
@@ -61,7 +61,14 @@ export {
   type OAuthResourceServerOptions,
   oauthResourceServer,
 } from './core/oauth/resource-server.js';
-export type { Middleware, Next, Operation, OperationCaller, OperationMethod } from './core/operation.js';
+export type {
+  BindingName,
+  Middleware,
+  Next,
+  Operation,
+  OperationCaller,
+  OperationMethod,
+} from './core/operation.js';
 export {
   answer,
   type CallResult,

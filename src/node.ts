@@ -10,7 +10,14 @@ export {
   toNodeListener,
   type UpgradeHandler,
 } from './adapters/node.js';
-export { type StdioOptions, type StdioServer, serveStdio } from './bindings/mcp/stdio/index.js';
+export {
+  type McpStdioOptions,
+  type McpStdioServer,
+  type StdioOptions,
+  type StdioServer,
+  serveMcpStdio,
+  serveStdio,
+} from './bindings/mcp/stdio/index.js';
 export { createMcpWsBinding, type McpWsOptions } from './bindings/mcp/ws/index.js';
 export {
   type McpLiteStdioOptions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHttpBinding } from '../bindings/mcp-lite/http/index.js';
+import { createMcpLiteHttpBinding } from '../bindings/mcp-lite/http/index.js';
 import { silentLogger } from '../core/logger.js';
 import { defineTool } from '../core/tool.js';
 import { createServer } from '../create-server.js';
@@ -8,7 +8,7 @@ import { toFetchHandler } from './fetch.js';
 /**
  * Promised work outlives its response only where the platform is told (Workers' `ctx.waitUntil`): the fetch
  * handler hands it over when the response leaves, from the option or from the `ctx` Workers pass third.
- * (test/runtimes.test.ts runs the same on workerd itself.)
+ * (test/runtimes/runtimes.test.ts runs the same on workerd itself.)
  */
 
 let finished = 0;
@@ -28,7 +28,7 @@ const server = createServer({
   ],
   logger: silentLogger,
 });
-const binding = createHttpBinding(server);
+const binding = createMcpLiteHttpBinding(server);
 
 function call(name: string): Request {
   return new Request('http://127.0.0.1/mcp-lite/v1/calltools', {

@@ -13,7 +13,7 @@ import {
   readSse,
   waitFor,
 } from '../../test/support/http-harness.js';
-import { createHttpBinding } from '../bindings/mcp-lite/http/index.js';
+import { createMcpLiteHttpBinding } from '../bindings/mcp-lite/http/index.js';
 import { createServer, defineTool } from '../index.js';
 import { toFetchHandler } from './fetch.js';
 
@@ -52,7 +52,7 @@ const tools = [
 ];
 
 const server = createServer({ tools });
-const handler = toFetchHandler(createHttpBinding(server, { maxBodyBytes: LIMIT, heartbeatMs: 1000 }));
+const handler = toFetchHandler(createMcpLiteHttpBinding(server, { maxBodyBytes: LIMIT, heartbeatMs: 1000 }));
 let httpServer: ReturnType<typeof serveHono>;
 let origin: string;
 let port: number;

@@ -366,8 +366,8 @@ async function runStdio(server: ToolServer, mcpLite: boolean): Promise<never> {
     const { serveMcpLiteStdio } = await import('../bindings/mcp-lite/stdio/index.js');
     await serveMcpLiteStdio(server).closed;
   } else {
-    const { serveStdio } = await import('../bindings/mcp/stdio/index.js');
-    await serveStdio(server).closed;
+    const { serveMcpStdio } = await import('../bindings/mcp/stdio/index.js');
+    await serveMcpStdio(server).closed;
   }
   await server.close();
   process.exit(0);

@@ -1,6 +1,6 @@
 /**
  * The caller key of a peer address: IPv4 whole, IPv6 by its prefix (default /64), IPv4-mapped IPv6 as IPv4, and
- * the server option that sets the prefix. The same keys over real sockets: test/ipv6-caller-prefix.test.ts.
+ * the server option that sets the prefix. The same keys over real sockets: test/cross-binding/ipv6-caller-prefix.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { addressKey, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';

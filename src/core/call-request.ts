@@ -1,6 +1,7 @@
 import type { Principal } from './auth.js';
 import type { CompiledTool } from './catalog.js';
 import type { ElicitationReply } from './elicitations.js';
+import type { BindingName } from './operation.js';
 
 /**
  * What the wire said about a call beyond its arguments, for tracing (`core/telemetry/`, docs/observability.md):
@@ -46,10 +47,9 @@ export interface CallRequest {
   requestId?: string | number;
   /**
    * Which binding the call came through, one name per binding (`op.caller.binding`, `ctx.binding`, logs and
-   * metrics): `mcp-lite-http`, `mcp-lite-ws`, `mcp-lite-stdio`, `grpc`, `webtools`, `mcp`, `mcp-ws`, `mcp-stdio`,
-   * `mcp-sse`, `draft`.
+   * metrics; `BindingName` lists them). Default `unknown`.
    */
-  binding?: string;
+  binding?: BindingName;
   /** The request's headers by lower-case name (gRPC metadata, the WebSocket upgrade's); none on stdio. */
   headers?: Readonly<Record<string, string | undefined>>;
   /** The config for `ctx.config`, already merged and checked (Webtools). Default: `webtools.configFor(name)`. */

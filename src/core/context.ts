@@ -3,6 +3,7 @@ import { callerKey } from './caller.js';
 import { type SessionChange, sessionJson } from './caller-session.js';
 import { LazyAbort } from './lazy-abort.js';
 import type { Logger } from './logger.js';
+import type { BindingName } from './operation.js';
 import type { ElicitationAnswers, ToolContext } from './tool.js';
 
 const DONE = Promise.resolve();
@@ -30,7 +31,7 @@ export interface ContextInit {
   /** The request's headers (`ctx.headers`); none for work run from a queue. */
   headers?: Readonly<Record<string, string | undefined>> | undefined;
   /** The binding's name (`ctx.binding`). */
-  binding?: string | undefined;
+  binding?: BindingName | undefined;
   onPartial: ((data: unknown) => void | Promise<void>) | undefined;
   /**
    * Whether the call's client streams; default: whether `onPartial` is given. Queued work always forwards its
@@ -61,7 +62,7 @@ export class CallContext implements ToolContext {
   readonly streaming: boolean;
   readonly config: Readonly<Record<string, unknown>>;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly binding: string;
+  readonly binding: BindingName;
   private isBackground: boolean;
   private controller: LazyAbort | undefined;
   private childLog: Logger | undefined;

@@ -1,6 +1,6 @@
 import { toMcpLiteError } from './errors.js';
 import type { MaybePromise } from './maybe-promise.js';
-import type { Middleware } from './operation.js';
+import type { BindingName, Middleware } from './operation.js';
 import type { TargetOf } from './operation-target.js';
 import type { Outcome } from './outcomes.js';
 
@@ -13,8 +13,8 @@ export interface CallRecord {
    * placeholder, never as itself, or each random name becomes a series of its own.
    */
   known: boolean;
-  /** The binding the call came through (`http`, `grpc`, `mcp`, `webtools`, ...), or `unknown`. */
-  binding: string;
+  /** The binding the call came through (`BindingName` lists them), or `unknown`. */
+  binding: BindingName;
   /** The outcome type (`answer`, `failure`, `promise`, ...), or `error:<code>` for a protocol error. */
   outcome: string;
   /** Wall time from receipt to the answer, in seconds. */

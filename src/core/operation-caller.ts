@@ -1,9 +1,9 @@
 import type { Principal } from './auth.js';
-import type { OperationCaller, OperationMethod } from './operation.js';
+import type { BindingName, OperationCaller, OperationMethod } from './operation.js';
 
 /** What a binding knows of its caller for one operation (a `CallRequest` is one). */
 export interface CallerSource {
-  readonly binding?: string | undefined;
+  readonly binding?: BindingName | undefined;
   readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
   readonly principal?: Principal | undefined;
   readonly remoteAddress?: string | undefined;
@@ -18,7 +18,7 @@ const NO_HEADERS: Readonly<Record<string, string | undefined>> = Object.freeze({
 export class RequestCaller implements OperationCaller {
   constructor(private readonly source: CallerSource) {}
 
-  get binding(): string {
+  get binding(): BindingName {
     return this.source.binding ?? 'unknown';
   }
 

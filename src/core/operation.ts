@@ -26,13 +26,32 @@ export type OperationMethod =
   | 'skills/get'
   | 'resources/directory/read';
 
+/**
+ * The one name of the binding a call came through (`op.caller.binding`, `ctx.binding`, the `binding` label of
+ * metrics and log lines):
+ * - `http`, `ws`, `stdio`: MCP-lite over HTTP, WebSocket and stdio;
+ * - `grpc`: MCP-lite over gRPC; `mcp-grpc`: MCP over gRPC;
+ * - `mcp`: MCP over every other transport (Streamable HTTP, WebSocket, stdio, legacy SSE, in memory; the span's
+ *   `mcplite.transport` tells them apart); `draft`: MCP's draft-seed dialect;
+ * - `webtools`: Webtools; `inspector`: the inspector calling its own server;
+ * - `unknown`: a call handed to `ToolServer.call` without one.
+ */
+export type BindingName =
+  | 'http'
+  | 'ws'
+  | 'stdio'
+  | 'grpc'
+  | 'mcp-grpc'
+  | 'mcp'
+  | 'draft'
+  | 'webtools'
+  | 'inspector'
+  | 'unknown';
+
 /** Who is calling, as every binding describes it (`op.caller`). */
 export interface OperationCaller {
-  /**
-   * The binding's one name, the same in logs and metrics: `mcp-lite-http`, `mcp-lite-ws`, `mcp-lite-stdio`,
-   * `grpc`, `webtools`, `mcp` (Streamable HTTP), `mcp-ws`, `mcp-stdio`, `mcp-sse` (legacy SSE), `draft`.
-   */
-  readonly binding: string;
+  /** The binding's one name, the same in logs and metrics (`BindingName` lists them). */
+  readonly binding: BindingName;
   /**
    * The request's headers by lower-case name: HTTP headers, gRPC metadata, the WebSocket upgrade's headers;
    * empty on stdio, which has none.

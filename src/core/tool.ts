@@ -2,6 +2,7 @@ import { checkToolUi, type ToolAudience, type ToolView } from './apps/ui.js';
 import type { Principal } from './auth.js';
 import type { AnswersOf, ArgsOf, InputOf, InputSchemaProblem, OutputOf } from './infer.js';
 import type { Logger } from './logger.js';
+import type { BindingName } from './operation.js';
 import type { HandlerOutcome } from './outcomes.js';
 import type { JsonSchema, SchemaInput } from './schema.js';
 import { checkToolSchemas } from './tool-schemas.js';
@@ -82,8 +83,8 @@ export interface ToolContext<Answers = Record<string, unknown>> {
    * empty on stdio and for promised work run from a queue, which have none.
    */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** The binding the call came through (`op.caller.binding`: `mcp`, `grpc`, `webtools`, ...), or `unknown`. */
-  readonly binding: string;
+  /** The binding the call came through (`op.caller.binding`; `BindingName` lists them), or `unknown`. */
+  readonly binding: BindingName;
   /** The tool's name. */
   readonly tool: string;
   /** Present when this call answers an elicitation. */

@@ -15,9 +15,8 @@ export {
   type TargetEntry,
 } from './config.js';
 export { Gateway, type GatewayServeOptions } from './gateway.js';
-export { type GatewayOptions, gatewayTools, upstreamToolLister } from './gateway-tools.js';
+export { type GatewayOptions, gatewayTools } from './gateway-tools.js';
 export { type MountedServer, type MountOptions, mount } from './mount.js';
-export { commandLine, type EntryDefaults, entrySource } from './open-entry.js';
 export { type OpenApiOptions, openApiTools } from './openapi.js';
 export {
   openUpstream,
@@ -27,18 +26,10 @@ export {
   type UpstreamSource,
 } from './proxy-tools.js';
 export type { ToolSource } from './source.js';
-export {
-  namespaced,
-  prefixedUri,
-  prefixOf,
-  type ToolTransforms,
-  transformTools,
-  unprefixedUri,
-} from './transforms.js';
+export type { ToolTransforms } from './transforms.js';
 export {
   GatewayUpstream,
   type UpstreamOptions,
   type UpstreamState,
   type UpstreamStatus,
-  upstreamLabel,
 } from './upstream.js';

@@ -1,6 +1,6 @@
 /**
  * Run with `node --expose-gc --import tsx`: calls `argv[2]` (binding `argv[3]`) with a `timeout` of `argv[4]` ms
- * while forcing a full GC every 20 ms, and prints `{code, elapsed}` as one JSON line (test/client-gc-timeout.test.ts).
+ * while forcing a full GC every 20 ms, and prints `{code, elapsed}` as one JSON line (test/client/gc-timeout.test.ts).
  */
 import { type Binding, connect } from '../../src/client/index.js';
 

@@ -1,5 +1,5 @@
 /** The client fixture served over MCP stdio (`node --import tsx test/support/client-stdio-server.ts`). */
-import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 import { clientTools } from './client-fixture.js';
 
@@ -10,7 +10,7 @@ const server = createServer({
   // The client's own promise handling is tested: the call answers with the promise at once.
   mcpInlineWaitMs: 0,
 });
-const stdio = serveStdio(server);
+const stdio = serveMcpStdio(server);
 await stdio.closed;
 await server.close();
 process.exit(0);

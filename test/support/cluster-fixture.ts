@@ -1,5 +1,5 @@
 /**
- * `clusterRole` without the CLI, for test/cluster.test.ts: the primary supervises the workers (short backoff),
+ * `clusterRole` without the CLI, for test/cli/cluster.test.ts: the primary supervises the workers (short backoff),
  * each worker serves the demo tools on the HTTP and gRPC ports given as arguments (0 works: node's cluster gives
  * every worker the same port). `--redis` is only checked for presence here; nothing connects to it. A fourth
  * argument `metrics` turns on the cluster-wide `/metrics`; `crash` makes every worker die 300 ms after listening.

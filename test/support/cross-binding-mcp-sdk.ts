@@ -7,8 +7,8 @@
  * `mcplite/error` for a tool execution error (invalid arguments, a failing handler: isError results); an
  * answer is `structuredContent` (a value that is not an object under `{ result }`). The SDK client declares no
  * elicitation capability, so an elicitation comes back as a result and is answered by calling again with
- * `params.elicitation`, as on MCP-lite (the `elicitation/create` round trip is tested in test/mcp-ws.test.ts and
- * test/legacy-sse.test.ts). Partials are `notifications/progress` messages (text; JSON for a value that is not a
+ * `params.elicitation`, as on MCP-lite (the `elicitation/create` round trip is tested in test/mcp/ws.test.ts and
+ * test/mcp/legacy-sse.test.ts). Partials are `notifications/progress` messages (text; JSON for a value that is not a
  * string). What MCP's result lacks is filled as the Webtools adapter fills it: the server version is the one
  * `initialize` gave, and the result's arrival stands in for the response time MCP does not send.
  */
@@ -33,7 +33,7 @@ import {
 
 /**
  * The SDK's WebSocketClientTransport uses the global WebSocket, which Node 20 lacks: it gets the `ws` package's,
- * dispatching each message in a task of its own as browsers do (test/mcp-ws.test.ts says why). The browser API
+ * dispatching each message in a task of its own as browsers do (test/mcp/ws.test.ts says why). The browser API
  * sends no headers, so the bearer token of the socket being opened is handed to it through `wsHeaders`.
  */
 let wsHeaders: Record<string, string> = {};
@@ -179,7 +179,7 @@ function mcpSdkAdapter(name: string, transportFor: (endpoint: Endpoint) => Trans
     open(endpoint) {
       const client = new Client({ name: 'cross-binding', version: '1.0.0' });
       // Every progress message the transport received, read before the SDK sees it (the SDK hands notifications
-      // to their handler a microtask late and may settle the response first: test/legacy-sse.test.ts).
+      // to their handler a microtask late and may settle the response first: test/mcp/legacy-sse.test.ts).
       const progress: unknown[] = [];
       const opened = (async () => {
         const transport = transportFor(endpoint);
@@ -215,7 +215,7 @@ function mcpSdkAdapter(name: string, transportFor: (endpoint: Endpoint) => Trans
             description: t.description ?? '',
             inputSchema: t.inputSchema,
           }));
-          // MCP lists the server's own tools (redeem, cancel) after the catalog's, by design (mcp/engine.ts):
+          // MCP lists the server's own tools (redeem, cancel) after the catalog's, by design (mcp/methods.ts):
           // put back in core's order, which is no part of what the case compares.
           return [...all.filter((t) => t.type === 'system'), ...all.filter((t) => t.type !== 'system')];
         },

@@ -1,5 +1,5 @@
 // An MCP server over stdio that shakes hands, then answers `tools/call` with one line that never ends
-// (test/client-bounds.test.ts).
+// (test/client/bounds.test.ts).
 import { createInterface } from 'node:readline';
 
 const send = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);

@@ -5,7 +5,7 @@
  * start (an upstream that cannot come back yet). Files are arguments: the MCP SDK starts servers with a minimal env.
  */
 import { appendFileSync, existsSync } from 'node:fs';
-import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
 const option = (name: string) => {
@@ -42,7 +42,7 @@ const server = createServer({
     },
   ],
 });
-const stdio = serveStdio(server);
+const stdio = serveMcpStdio(server);
 await stdio.closed;
 await server.close();
 process.exit(0);

@@ -1,5 +1,5 @@
 /**
- * Run by test/ipv6-caller-prefix.test.ts inside a network namespace of its own, whose loopback has
+ * Run by test/cross-binding/ipv6-caller-prefix.test.ts inside a network namespace of its own, whose loopback has
  * 2001:db8:1:2::10, 2001:db8:1:2::20 (one /64) and 2001:db8:1:3::10 (another). A connection to one of those
  * addresses comes from that same address, so each client below is a distinct IPv6 peer. It exercises the
  * per-caller bounds of several bindings from each address and prints what it saw as one JSON line; the test

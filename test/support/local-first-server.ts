@@ -1,5 +1,5 @@
 /**
- * A replica for `test/local-first.test.ts`, as its own process (so that the test can kill it with -9): promises in
+ * A replica for `test/scale-out/local-first.test.ts`, as its own process (so that the test can kill it with -9): promises in
  * Redis, a BullMQ queue that it also works, so that a long-running call reaching it runs here at once (local-first)
  * under a short lease, and a long-running tool `slow` that runs until it is aborted (or 60 s). Prints its base URL.
  * Env: REDIS_URL, PREFIX (store), QUEUE_PREFIX, QUEUE_NAME, LEASE_MS.

@@ -3,11 +3,11 @@
  * Logs go to stderr; stdout carries only protocol messages.
  */
 import { serverOptions, tools } from '../../examples/demo/index.js';
-import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
 const server = createServer({ ...serverOptions, tools, mcpInlineWaitMs: 0 });
-const stdio = serveStdio(server);
+const stdio = serveMcpStdio(server);
 await stdio.closed;
 await server.close();
 process.exit(0);

@@ -1,5 +1,5 @@
 /**
- * The wires of the cross-binding middleware suite (test/cross-binding-middleware.test.ts): one small real client per
+ * The wires of the cross-binding middleware suite (test/cross-binding/middleware.test.ts): one small real client per
  * binding and transport, each sending the header `x-probe: <wire>` where its transport has headers, and reporting a
  * call's answer or the wire's own native error untranslated (HTTP status with JSON-RPC code, gRPC status, Webtools
  * code), so that the test states what each wire answers rather than what a normaliser made of it.
@@ -10,7 +10,7 @@ import { Metadata, type ServiceError } from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { serveMcpLiteStdio } from '../../src/bindings/mcp-lite/stdio/index.js';
 import type { ToolServer } from '../../src/index.js';
 import type { RunningServer } from '../../src/node.js';
@@ -286,7 +286,7 @@ const mcpStdio: Wire = {
   binding: 'mcp',
   hasHeaders: false,
   async open(_running, server) {
-    return mcpChannelSession(stdioChannel((input, output) => serveStdio(server, { input, output })));
+    return mcpChannelSession(stdioChannel((input, output) => serveMcpStdio(server, { input, output })));
   },
 };
 

@@ -1,6 +1,6 @@
 /**
  * One tool call over each binding with a given bearer token, normalised for the OAuth suite
- * (test/oauth-resource-server.test.ts): the HTTP status the refusal came with (gRPC statuses and JSON-RPC errors on a
+ * (test/oauth/resource-server.test.ts): the HTTP status the refusal came with (gRPC statuses and JSON-RPC errors on a
  * stream or socket mapped to the HTTP status they stand for), the challenge the server sent, and the answer.
  */
 import { Metadata } from '@grpc/grpc-js';

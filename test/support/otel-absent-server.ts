@@ -1,5 +1,5 @@
 /**
- * For test/otel-absent.test.ts, run with `--require test/support/hide-otel.cjs`: mcplite loads, serves and calls
+ * For test/otel/absent.test.ts, run with `--require test/support/hide-otel.cjs`: mcplite loads, serves and calls
  * without `@opentelemetry/api`. Prints `otel <loaded?>` and then `answer <json>` of one call through the client.
  */
 import { connect } from '../../src/client/index.js';

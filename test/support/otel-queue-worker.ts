@@ -1,5 +1,5 @@
 /**
- * A BullMQ worker replica for `test/otel-promises.test.ts`, as its own process: the real OpenTelemetry SDK whose
+ * A BullMQ worker replica for `test/otel/promises.test.ts`, as its own process: the real OpenTelemetry SDK whose
  * exporter prints each finished span as one `span {json}` line on stdout (so that the test sees the spans of
  * another process), promises in the Redis store under STORE_PREFIX, the queue QUEUE_NAME under QUEUE_PREFIX that
  * it works, and the long-running tool `analyse` (it makes a span of its own). Prints `ready` once it works.

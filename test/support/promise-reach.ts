@@ -1,6 +1,6 @@
 /**
  * One server behind a real authorization server (oidc-provider), for the suites on how a promise is reached
- * (test/promise-reach.test.ts, test/chain-every-operation.test.ts): long-running tools (one held until cancelled,
+ * (test/cross-binding/promise-reach.test.ts, test/cross-binding/chain-every-operation.test.ts): long-running tools (one held until cancelled,
  * one needing a scope, one hidden by `visibleTools`), an audit middleware that records every operation with the
  * error it ended in, and a middleware that refuses `redeem` and `cancel` of the tokens in `blocked`. Principal A
  * is the machine client (JWT), principal B the opaque client (introspected); MCP tasks are asked over raw HTTP on

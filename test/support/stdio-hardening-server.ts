@@ -4,7 +4,7 @@
  * it to fetch does), `big` answers with `bytes` characters (to fill the pipe). `MCPLITE_MAX_LINE_BYTES` sets the
  * line limit. Node prints a MaxListenersExceededWarning on stderr when listeners pile up on one signal or stream.
  */
-import { serveStdio } from '../../src/bindings/mcp/stdio/index.js';
+import { serveMcpStdio } from '../../src/bindings/mcp/stdio/index.js';
 import { createServer } from '../../src/create-server.js';
 
 const server = createServer({
@@ -26,7 +26,7 @@ const server = createServer({
 });
 const maxLineBytes = Number(process.env.MCPLITE_MAX_LINE_BYTES) || undefined;
 const maxQueuedBytes = Number(process.env.MCPLITE_MAX_QUEUED_BYTES) || undefined;
-const stdio = serveStdio(server, { maxLineBytes, maxQueuedBytes });
+const stdio = serveMcpStdio(server, { maxLineBytes, maxQueuedBytes });
 await stdio.closed;
 await server.close();
 process.exit(0);

@@ -9,7 +9,7 @@ import { serve } from '../../src/serve.js';
 
 const mode = process.argv[2] ?? 'default';
 
-/** What `mark` writes to stderr (test/default-logger.test.ts looks for it). */
+/** What `mark` writes to stderr (test/core/default-logger.test.ts looks for it). */
 const MARK_LINE = '--mark--';
 
 /** Named, so that the tests find it in the logged stack. */

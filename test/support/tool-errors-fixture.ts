@@ -1,5 +1,5 @@
 /**
- * Tools whose calls fail (test/mcp-tool-errors.test.ts): arguments that break the input schema, a handler that
+ * Tools whose calls fail (test/mcp/tool-errors.test.ts): arguments that break the input schema, a handler that
  * crashes with a secret in its error, and one that reports the server unavailable.
  */
 import { McpLiteError, type ToolDefinition } from '../../src/index.js';

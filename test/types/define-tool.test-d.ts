@@ -120,7 +120,7 @@ defineTool({
   handler: (args: { anything: string }) => args.anything,
 });
 
-// Not object schemas and raw zod shapes do not compile (and throw when run: test/define-time-schemas.test.ts).
+// Not object schemas and raw zod shapes do not compile (and throw when run: test/core/define-time-schemas.test.ts).
 // @ts-expect-error a raw zod shape: write z.object({ title: z.string() })
 defineTool({ name: 'raw_shape', inputSchema: { title: z.string() }, handler: () => 'x' });
 // @ts-expect-error the arguments must be an object

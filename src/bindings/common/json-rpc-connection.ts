@@ -7,7 +7,7 @@ import type { JsonRpcId } from './jsonrpc.js';
 /**
  * JSON-RPC over one persistent connection, whatever the framing (WebSocket messages, stdio lines, a legacy SSE
  * stream and its POSTs, an in-memory pair) and whichever protocol is spoken (MCP-lite's dispatch,
- * `mcp-lite/channel.ts`; MCP's loop, `mcp/connection.ts`). The runtime does what both need, once: it parses each
+ * `mcp-lite/connection.ts`; MCP's loop, `mcp/connection.ts`). The runtime does what both need, once: it parses each
  * message (bad JSON is answered with the protocol's parse error, id null), answers an oversized message with
  * `payload_too_large` (id null), bounds the requests in flight on the connection, lets the connection be waited
  * for until idle, and closes it: the signal every request listens to aborts, and nothing more is written.

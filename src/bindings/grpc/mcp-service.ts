@@ -212,20 +212,15 @@ export function createMcpGrpcService(
     const hasOutputSchema = tool?.wire.outputSchema !== undefined && tool.longRunningEstimateMs === undefined;
     const meta = common?.metadata ? fromStruct(common.metadata) : undefined;
     let result: Awaited<ReturnType<ToolServer['call']>>;
-    const request = new BindingCall(
+    const request = new BindingCall({
       name,
-      args,
+      arguments: args,
       principal,
-      life,
-      life,
-      undefined,
-      undefined,
+      signalSource: life,
       elicitation,
-      BINDING,
-      undefined,
-      undefined,
-      { meta },
-    );
+      binding: BINDING,
+      wire: { meta },
+    });
     // The caller session (MCP-lite context) as MCP carries it: `_meta["mcplite/session"]`, here `common.metadata`.
     request.session = sessionTokenOf(meta, 'mcplite/session');
     try {

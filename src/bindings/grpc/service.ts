@@ -134,17 +134,15 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
     // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
     if (life.abort.aborted) throw life.abort.reason;
-    const request = new BindingCall(
+    const request = new BindingCall({
       name,
-      args,
+      arguments: args,
       principal,
-      life,
-      life,
-      undefined,
+      signalSource: life,
       onPartial,
       elicitation,
-      BINDING,
-    );
+      binding: BINDING,
+    });
     request.session = life.headers?.[SESSION_METADATA_KEY];
     return server.callTool(request);
   }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../../create-server.js';
 import { openMcpConnection } from './connection.js';
-import { McpEngine } from './engine.js';
+import { McpEngine } from './methods.js';
 
 function open(maxInFlight: number) {
   const server = createServer({

@@ -10,9 +10,9 @@ import {
 } from '../common/json-rpc-connection.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
 import { DraftDialect, isDraftInitialize } from './draft-dialect/index.js';
-import type { McpEngine } from './engine.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
 import { type Framing, type Inbound, McpLoop, Reply } from './loop.js';
+import type { McpEngine } from './methods.js';
 import { honouredFilter, Notifier, tagged } from './notifier.js';
 import { ServerRequests } from './server-requests.js';
 import { type McpSession, SessionStore } from './sessions.js';

@@ -1,4 +1,5 @@
 import type { Principal } from '../../core/auth.js';
+import type { BindingName } from '../../core/operation.js';
 import type { McpSession } from './sessions.js';
 
 /**
@@ -23,7 +24,7 @@ export interface Exchange {
   /** The request's headers (the POST's, the WebSocket upgrade's, the legacy SSE GET's); none on stdio. */
   readonly headers?: Readonly<Record<string, string | undefined>> | undefined;
   /** The binding's one name (`op.caller.binding`): `mcp` (the default), or `draft` for the draft-seed dialect. */
-  readonly binding?: string | undefined;
+  readonly binding?: BindingName | undefined;
   /**
    * The one-connection framing's name (`mcp-stdio`, `mcp-ws`, `mcp-sse`); unset on Streamable HTTP. Tracing reads
    * it (`mcplite.transport`, `network.transport`).

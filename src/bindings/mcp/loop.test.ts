@@ -10,7 +10,7 @@ import { ToolServer } from '../../core/server.js';
 import { type RunningServer, serve } from '../../node.js';
 import type { McpNativeTool } from './native.js';
 import { DEFAULT_REVISION } from './revisions.js';
-import { serveStdio } from './stdio/index.js';
+import { serveMcpStdio } from './stdio/index.js';
 
 /** A real tool server that remembers the peer address of every call core received. */
 class RecordingServer extends ToolServer {
@@ -72,7 +72,7 @@ describe('stdio through the loop', () => {
   it('answers a batch as one JSON array line, and an initialize inside it with -32600', async () => {
     const input = new PassThrough();
     const output = new PassThrough();
-    const stdio = serveStdio(new ToolServer({ tools: [] }), { input, output });
+    const stdio = serveMcpStdio(new ToolServer({ tools: [] }), { input, output });
     const lines: string[] = [];
     let buffered = '';
     const got = new Promise<void>((resolve) => {

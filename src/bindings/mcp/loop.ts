@@ -14,8 +14,8 @@ import {
   type JsonRpcRequest,
   validateRequest,
 } from '../common/jsonrpc.js';
-import type { Initialized, McpEngine } from './engine.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
+import type { Initialized, McpEngine } from './methods.js';
 import { BATCH_REVISIONS, checkStateless, DEFAULT_REVISION, isHandshakeRevision, META } from './revisions.js';
 import type { ServerRequests } from './server-requests.js';
 import type { McpSession } from './sessions.js';

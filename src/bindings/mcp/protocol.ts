@@ -6,7 +6,7 @@ import {
   sessionBounds,
 } from '../../core/session-state.js';
 import { MemorySessionStore } from '../../stores/memory-sessions.js';
-import { type EngineOptions, McpEngine } from './engine.js';
+import { type EngineOptions, McpEngine } from './methods.js';
 import { Notifier } from './notifier.js';
 import { ServerRequests } from './server-requests.js';
 import { SessionHub } from './sessions.js';

@@ -88,20 +88,18 @@ export class ToolCalls {
     const onPartial = notices?.send;
     const session = sessionTokenOf(meta, 'mcplite/session');
     const run = (flight: Flight, answers?: CallRequest['elicitation']) => {
-      const call = new BindingCall(
+      const call = new BindingCall({
         name,
-        params.arguments,
-        x.principal,
-        flight,
-        x,
-        m.id ?? undefined,
+        arguments: params.arguments,
+        principal: x.principal,
+        signalSource: flight,
+        addressSource: x,
+        requestId: m.id ?? undefined,
         onPartial,
-        answers,
-        x.binding ?? 'mcp',
-        undefined,
-        undefined,
-        { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
-      );
+        elicitation: answers,
+        binding: x.binding ?? 'mcp',
+        wire: { meta, protocolVersion: x.revision, sessionId: x.session?.id, transport: x.framing },
+      });
       call.session = session;
       return this.server.call(call);
     };

@@ -263,19 +263,16 @@ function webtoolCall(
   elicitation: CallRequest['elicitation'],
 ): BindingCall {
   const name = entry.metadata.name;
-  return new BindingCall(
+  return new BindingCall({
     name,
-    args,
+    arguments: args,
     principal,
-    request,
-    request,
-    undefined,
-    undefined,
+    signalSource: request,
     elicitation,
-    BINDING,
+    binding: BINDING,
     config,
-    entry.tool,
-  );
+    action: entry.tool,
+  });
 }
 
 /** GET only (405 with Allow otherwise); undefined when the method is fine. */

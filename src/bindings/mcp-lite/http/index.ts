@@ -18,7 +18,7 @@ import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js'
 import { idOf, type JsonRpcRequest, validateRequest } from '../../common/jsonrpc.js';
 import type { StreamBoundOptions } from '../../common/outbound-stream.js';
 import { listPrompts, renderPrompt } from '../../common/prompts.js';
-import { createMcpLiteRpc, resultResponse } from '../rpc.js';
+import { createMcpLiteRpc, resultResponse } from '../methods.js';
 import { HTTP_STATUS, rpcErrorMessage } from '../wire.js';
 import { normaliseBase } from './base-path.js';
 import { streamCall } from './sse.js';
@@ -27,7 +27,7 @@ import { streamCall } from './sse.js';
 const BINDING = 'http';
 
 /** Options of the MCP-lite HTTP binding. */
-export interface HttpBindingOptions extends StreamBoundOptions {
+export interface McpLiteHttpBindingOptions extends StreamBoundOptions {
   /** Where the endpoints live. Default `/mcp-lite/v1/`. */
   basePath?: string;
   /** Largest accepted request body in bytes. Default 4 MiB. */
@@ -43,11 +43,14 @@ export interface HttpBindingOptions extends StreamBoundOptions {
  * POST `calltools`/`rpc` take JSON-RPC 2.0 (`tools/call`, `tools/list`, batches, notifications), answered as
  * JSON or, with `Accept: text/event-stream`, as an SSE stream. Returns undefined for paths outside `basePath`.
  */
-export function createHttpBinding(server: ToolServer, options: HttpBindingOptions = {}): NeutralHandler {
+export function createMcpLiteHttpBinding(
+  server: ToolServer,
+  options: McpLiteHttpBindingOptions = {},
+): NeutralHandler {
   const base = normaliseBase(options.basePath ?? '/mcp-lite/v1/');
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-http' });
+  const rpcs = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'http' });
   const log = rpcs.log;
 
   // Declines other paths at once (no promise), so that composed bindings behind this one pay nothing for it.
@@ -222,3 +225,9 @@ export function createHttpBinding(server: ToolServer, options: HttpBindingOption
 
 /** Which endpoint below the base path a request is for. */
 type Endpoint = 'rpc' | 'list' | 'prompts';
+
+/** @deprecated Renamed `McpLiteHttpBindingOptions`, as the other bindings' options are named; this alias goes in the next release. */
+export type HttpBindingOptions = McpLiteHttpBindingOptions;
+
+/** @deprecated Renamed `createMcpLiteHttpBinding`, as the other bindings' factories are named; this alias goes in the next release. */
+export const createHttpBinding: typeof createMcpLiteHttpBinding = createMcpLiteHttpBinding;

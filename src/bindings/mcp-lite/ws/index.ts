@@ -1,7 +1,7 @@
 import type { ToolServer } from '../../../core/server.js';
 import { createWsEndpoint, type WsEndpoint, type WsEndpointOptions } from '../../common/ws-endpoint.js';
-import { type ChannelOptions, openChannel } from '../channel.js';
-import { createMcpLiteRpc, type McpLiteRpcOptions } from '../rpc.js';
+import { type ChannelOptions, openChannel } from '../connection.js';
+import { createMcpLiteRpc, type McpLiteRpcOptions } from '../methods.js';
 import { MCP_LITE_ERROR_WIRE } from '../wire.js';
 
 export type { WsEndpoint, WsEndpointOptions } from '../../common/ws-endpoint.js';
@@ -21,12 +21,12 @@ export interface McpLiteWsOptions
 /**
  * MCP-lite over WebSocket (`ws://host:port/mcp-lite/v1/ws`, subprotocol `mcp-lite`; framing in
  * docs/wire-format.md): each text message is one JSON-RPC message or batch (`common/ws-endpoint.ts`, the framing
- * MCP over WebSocket uses too), answered with the HTTP binding's own methods (`../channel.ts`); many calls run at
+ * MCP over WebSocket uses too), answered with the HTTP binding's own methods (`../connection.ts`); many calls run at
  * once per connection, partials arrive as notifications. Node only: hand its `upgrade` to the HTTP server's
  * 'upgrade' event (`serve` and `listenNode({ onUpgrade })` do).
  */
 export function createMcpLiteWsBinding(server: ToolServer, options: McpLiteWsOptions = {}): WsEndpoint {
-  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'mcp-lite-ws' });
+  const rpc = createMcpLiteRpc(server, { maxBatchSize: options.maxBatchSize, binding: 'ws' });
   return createWsEndpoint(
     server,
     {

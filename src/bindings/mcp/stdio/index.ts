@@ -4,10 +4,10 @@ import { type McpConnectionOptions, openMcpConnection } from '../connection.js';
 import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 
 /** Options of the stdio transport: the line framing's, the connection's and the MCP engine's. */
-export interface StdioOptions extends StdioFramingOptions, McpConnectionOptions, McpProtocolOptions {}
+export interface McpStdioOptions extends StdioFramingOptions, McpConnectionOptions, McpProtocolOptions {}
 
 /** A running stdio server. */
-export type StdioServer = StdioSession;
+export type McpStdioServer = StdioSession;
 
 /**
  * MCP over stdio: one JSON-RPC message per line in each direction (`common/stdio-framing.ts`, the line framing
@@ -15,7 +15,7 @@ export type StdioServer = StdioSession;
  * notifications and server requests interleaved, the stateless revision, the draft-seed dialect). This is what
  * `mcplite serve --stdio <module>` runs.
  */
-export function serveStdio(server: ToolServer, options: StdioOptions = {}): StdioServer {
+export function serveMcpStdio(server: ToolServer, options: McpStdioOptions = {}): McpStdioServer {
   // The server's one MCP protocol object: the same engine (flights, tasks) as its other MCP transports.
   const engine = options.engine ?? mcpProtocolFor(server, options).engine;
   return serveLines(server.logger, options, (peer) =>
@@ -26,3 +26,12 @@ export function serveStdio(server: ToolServer, options: StdioOptions = {}): Stdi
     }),
   );
 }
+
+/** @deprecated Renamed `McpStdioOptions`, as MCP-lite's are `McpLiteStdioOptions`; this alias goes in the next release. */
+export type StdioOptions = McpStdioOptions;
+
+/** @deprecated Renamed `McpStdioServer`, as MCP-lite's is `McpLiteStdioServer`; this alias goes in the next release. */
+export type StdioServer = McpStdioServer;
+
+/** @deprecated Renamed `serveMcpStdio`, as MCP-lite's is `serveMcpLiteStdio`; this alias goes in the next release. */
+export const serveStdio: typeof serveMcpStdio = serveMcpStdio;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jsonLines } from '../../../../test/support/json-lines.js';
 import { reportProgress } from '../../../core/notices.js';
 import { createServer } from '../../../create-server.js';
-import { type StdioServer, serveStdio } from './index.js';
+import { type McpStdioServer, serveMcpStdio } from './index.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -32,12 +32,12 @@ function connect(pageSize?: number) {
   const input = new PassThrough();
   const output = new PassThrough();
   const { next } = jsonLines(output);
-  const stdio = serveStdio(server, { input, output, ...(pageSize ? { pageSize } : {}) });
+  const stdio = serveMcpStdio(server, { input, output, ...(pageSize ? { pageSize } : {}) });
   const send = (m: unknown) => input.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
   return { server, stdio, send, next, input };
 }
 
-let open: StdioServer | undefined;
+let open: McpStdioServer | undefined;
 afterEach(() => open?.close());
 
 describe('stdio', () => {

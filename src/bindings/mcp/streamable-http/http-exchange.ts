@@ -1,6 +1,7 @@
 import type { Principal } from '../../../core/auth.js';
 import type { NeutralRequest, NeutralResponse } from '../../../core/http.js';
 import type { MaybePromise } from '../../../core/maybe-promise.js';
+import type { BindingName } from '../../../core/operation.js';
 import { randomId } from '../../../core/random-id.js';
 import { unrefTimer } from '../../../core/timers.js';
 import { JSON_HEADERS } from '../../common/http-reply.js';
@@ -87,7 +88,7 @@ export class HttpExchange implements Exchange {
   }
 
   /** A draft-dialect session's requests are the draft binding's; the rest are MCP's. */
-  get binding(): string {
+  get binding(): BindingName {
     return this.dialect ? 'draft' : 'mcp';
   }
 

@@ -9,8 +9,8 @@ import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../../com
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../../common/jsonrpc.js';
 import type { StreamBoundOptions } from '../../common/outbound-stream.js';
-import type { McpEngine } from '../engine.js';
 import { type Framing, type Inbound, McpLoop, Reply } from '../loop.js';
+import type { McpEngine } from '../methods.js';
 import { honouredFilter } from '../notifier.js';
 import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
 import type { McpSession } from '../sessions.js';
