@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverOptions, tools } from '../../examples/demo/index.js';
 import { listenNode, type NodeListening } from '../../src/adapters/node.js';
 import { createServer } from '../../src/create-server.js';
-import { type RunningServer, serve } from '../../src/serve.js';
 import { createInspector, type InspectorTarget } from '../../src/inspector/index.js';
-import { send } from './inspector.fixtures.js';
 import { deferredTarget } from '../../src/inspector/targets/deferred.js';
 import { inspectorTarget } from '../../src/inspector/targets/index.js';
+import { type RunningServer, serve } from '../../src/serve.js';
+import { send } from './inspector.fixtures.js';
 
 const server = createServer({ ...serverOptions, tools });
 let demo: RunningServer;
