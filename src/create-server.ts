@@ -2,7 +2,7 @@ import { type Authenticate, anyOf } from './core/auth.js';
 import type { PromiseStore } from './core/promises/store.js';
 import type { RateLimitOptions } from './core/rate-limit.js';
 import { ToolServer } from './core/server.js';
-import type { ToolServerOptions } from './core/server-options.js';
+import { groupedOptions, type PromiseOptions, type ToolServerOptions } from './core/server-options.js';
 import type { SkillDefinition } from './core/skills/skills.js';
 import { type ToolSearchOptions, toolSearch } from './core/tool-search/tool-search.js';
 import { loadSkillsSync } from './load-skills.js';
@@ -11,14 +11,17 @@ import { MemoryElicitationNonceStore } from './stores/memory-elicitation-nonces.
 import { MemoryRateLimitStore } from './stores/memory-rate-limit.js';
 
 /** Options of `createServer`: the core options, with the stores defaulting to the memory stores. */
-export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 'rateLimit' | 'skills'> {
+export interface ServerOptions
+  extends Omit<ToolServerOptions, 'promises' | 'promiseStore' | 'rateLimit' | 'skills'> {
+  /** As `ToolServerOptions.promises`, with `store` defaulting to a new in-memory store; `false` turns promises off. */
+  promises?: Omit<PromiseOptions, 'store'> & { store?: PromiseStore | false };
   /**
    * Agent Skills (docs/discovery.md, "Skills"): a list of definitions, on any runtime, or a directory of skills
    * (each a subdirectory with its `SKILL.md`), read once here with `loadSkills`'s bounds where the runtime has a
    * file system (Node, Bun, Deno, Workers with `nodejs_compat`); elsewhere a directory is refused, saying so.
    */
   skills?: readonly SkillDefinition[] | string;
-  /** Where promises live. Default: a new in-memory store. `false` turns promises off (no `redeem` tool). */
+  /** @deprecated Use `promises.store`; kept as an alias for one release. */
   promiseStore?: PromiseStore | false;
   /**
    * Per-caller rate limiting of tool calls on every binding: a number is requests per second (burst the same),
@@ -44,13 +47,24 @@ export interface ServerOptions extends Omit<ToolServerOptions, 'promiseStore' | 
  * errors, a throwing handler's among them, logged to stderr unless `logger` says otherwise). Serve it with `serve`.
  */
 export function createServer(options: ServerOptions): ToolServer {
-  const { promiseStore, rateLimit, auth, toolSearch: searchOptions, skills: given, ...rest } = options;
+  const {
+    promises,
+    promiseStore,
+    rateLimit,
+    auth,
+    toolSearch: searchOptions,
+    skills: given,
+    ...rest
+  } = options;
   // A directory is read here, once, where the runtime has a file system (load-skills.ts, which imports no Node module).
   const skills = typeof given === 'string' ? loadSkillsSync(given) : given;
   const search = searchOptions ? toolSearch(searchOptions === true ? {} : searchOptions) : undefined;
   const authenticate =
     auth && rest.authenticate ? anyOf(rest.authenticate, auth) : (auth ?? rest.authenticate);
-  const store = promiseStore === false ? undefined : (promiseStore ?? new MemoryPromiseStore());
+  const chosen = promises?.store ?? promiseStore;
+  const store = chosen === false ? undefined : (chosen ?? new MemoryPromiseStore());
+  // The nonce store of either spelling (groupedOptions), else a bounded memory one.
+  const { elicitation } = groupedOptions({ ...rest, promises: {} });
   const limit = typeof rateLimit === 'number' ? { requestsPerSecond: rateLimit } : rateLimit;
   const server = new ToolServer({
     ...rest,
@@ -62,8 +76,8 @@ export function createServer(options: ServerOptions): ToolServer {
         }
       : {}),
     ...(authenticate ? { authenticate } : {}),
-    elicitationNonceStore: rest.elicitationNonceStore ?? new MemoryElicitationNonceStore(),
-    ...(store ? { promiseStore: store } : {}),
+    elicitation: { ...elicitation, nonceStore: elicitation.nonceStore ?? new MemoryElicitationNonceStore() },
+    promises: { ...promises, store },
     ...(limit ? { rateLimit: { ...limit, store: limit.store ?? new MemoryRateLimitStore() } } : {}),
   });
   search?.attach(server);

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { McpLiteError } from './core/errors.js';
 import type { NeutralHandler } from './core/http.js';
-import type { CallObserver } from './core/observer.js';
+import type { CallObserver } from './core/middleware/observe-calls.js';
 import type { PromiseStore } from './core/promises/store.js';
 import { clusterWorkerMetrics } from './metrics-cluster.js';
 

@@ -15,6 +15,16 @@ export function withVisibility(middleware: Middleware, visible: ToolVisibility):
   return Object.assign(middleware, { [VISIBILITY]: visible });
 }
 
+const ENTRY = Symbol('mcplite.entry');
+
+/**
+ * Marks a stage whose whole work is `enter(op)` before it passes on (tool resolution): where it is the chain's first
+ * stage, `Pipeline` calls `enter` and skips the stage's turn, which saves every operation a closure and a call.
+ */
+export function withEntry(middleware: Middleware, enter: (op: Operation) => void): Middleware {
+  return Object.assign(middleware, { [ENTRY]: enter });
+}
+
 /** What runs once the chain has passed: the operation itself. */
 export type Terminal = (op: Operation) => MaybePromise<unknown>;
 
@@ -29,13 +39,18 @@ export class Pipeline {
   /** True when a user middleware is installed: listings must walk the chain (else the cached listing is used). */
   readonly seesEveryOperation: boolean;
   private readonly visibility: readonly ToolVisibility[];
+  /** The stages a walk steps through (a leading entry stage is not among them: `enter` does its work). */
+  private readonly stages: readonly Middleware[];
+  private readonly enter: ((op: Operation) => void) | undefined;
 
   constructor(
-    /** Built-in stages that only act on `tools/call` (metrics observer, rate limiter) and the user's. */
-    private readonly stages: readonly Middleware[],
+    /** The built-in stages (core/middleware/: tracing, observer, rate limiter, tool resolution), then the user's. */
+    stages: readonly Middleware[],
     userStages: number,
   ) {
     this.empty = stages.length === 0;
+    this.enter = (stages[0] as { [ENTRY]?: (op: Operation) => void } | undefined)?.[ENTRY];
+    this.stages = this.enter ? stages.slice(1) : stages;
     this.seesEveryOperation = userStages > 0;
     this.visibility = stages.flatMap((s) => {
       const visible = (s as { [VISIBILITY]?: ToolVisibility })[VISIBILITY];
@@ -56,6 +71,7 @@ export class Pipeline {
 
   /** Runs `op` through every stage, then `terminal`. A stage's throw or rejection is the operation's error. */
   run(op: Operation, terminal: Terminal): MaybePromise<unknown> {
+    if (this.enter !== undefined) this.enter(op);
     return this.step(0, op, terminal);
   }
 

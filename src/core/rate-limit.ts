@@ -2,7 +2,6 @@ import { DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
 import type { Principal } from './auth.js';
 import { callerKey } from './caller.js';
 import { McpLiteError } from './errors.js';
-import type { Middleware } from './operation.js';
 
 /**
  * Where token buckets live. `take` removes one token from `key`'s bucket (refilled at `ratePerSecond`, holding
@@ -63,19 +62,6 @@ export class RateLimiter {
     return wait.then((ms) => {
       if (ms > 0) throw rateLimited(ms);
     });
-  }
-
-  /**
-   * The limiter as a stage of the chain: each `tools/call` takes a token of its caller first (a refusal is thrown,
-   * or rejected when the store is asynchronous), so that a caller cannot get more by switching wires.
-   */
-  middleware(): Middleware {
-    return (op, next) => {
-      if (op.method !== 'tools/call') return next();
-      const caller = op.caller;
-      const admitted = this.admit({ principal: caller.principal, remoteAddress: caller.address });
-      return admitted ? admitted.then(next) : next();
-    };
   }
 
   /** Closes the store. */

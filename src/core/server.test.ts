@@ -9,6 +9,7 @@ import { createServer } from '../create-server.js';
 import { McpLiteError } from './errors.js';
 import type { Logger } from './logger.js';
 import { failure } from './outcomes.js';
+import { groupedOptions } from './server-options.js';
 
 function recordingLogger(lines: Array<{ obj: unknown; msg?: string }>): Logger {
   const logger: Logger = {
@@ -197,3 +198,60 @@ function catchSync(f: () => unknown): unknown {
   }
   throw new Error('expected a synchronous throw');
 }
+
+describe('option groups', () => {
+  it('take every deprecated flat name as an alias of its group field, the group winning', () => {
+    const flat = {
+      tools: [],
+      answerBudgetMs: 1,
+      mcpInlineWaitMs: 2,
+      promiseTtlMs: 3,
+      maxPromisesPerCaller: 4,
+      maxConcurrentWork: 5,
+      leaseMs: 6,
+      maxRunMs: 7,
+      elicitationTtlMs: 8,
+      logArguments: true,
+      onCallEnd: () => {},
+    };
+    const grouped = groupedOptions(flat);
+    expect(grouped.promises).toMatchObject({
+      answerBudgetMs: 1,
+      mcpInlineWaitMs: 2,
+      ttlMs: 3,
+      maxPerCaller: 4,
+      maxConcurrentWork: 5,
+      leaseMs: 6,
+      maxRunMs: 7,
+    });
+    expect(grouped.elicitation.ttlMs).toBe(8);
+    expect(grouped.observability).toMatchObject({ logArguments: true, onCallEnd: flat.onCallEnd });
+    const both = groupedOptions({ ...flat, promises: { ttlMs: 30 }, elicitation: { ttlMs: 80 } });
+    expect([both.promises.ttlMs, both.promises.leaseMs, both.elicitation.ttlMs]).toEqual([30, 6, 80]);
+  });
+
+  it('configure the server as the flat names do', async () => {
+    const names = (s: { listTools(): { tools: readonly { name: string }[] } }) =>
+      s.listTools().tools.map((t) => t.name);
+    expect(names(createServer({ tools: [echo], promises: { answerBudgetMs: 5_000 } }))).toEqual(
+      expect.arrayContaining(['redeem', 'cancel']),
+    );
+    expect(createServer({ tools: [echo], promises: { store: false } }).promisesEnabled).toBe(false);
+    expect(createServer({ tools: [echo], promiseStore: false }).promisesEnabled).toBe(false);
+    const lines: Array<{ obj: unknown; msg?: string }> = [];
+    const server = createServer({
+      observability: { logger: recordingLogger(lines) },
+      promises: { store: false },
+      tools: [
+        {
+          name: 'boom',
+          handler: () => {
+            throw new Error('secret');
+          },
+        },
+      ],
+    });
+    expect(await server.callTool({ name: 'boom' }).catch((e) => e)).toBeInstanceOf(McpLiteError);
+    expect(lines).toHaveLength(1);
+  });
+});

@@ -1,37 +1,34 @@
 import { checkIpv6Prefix, DEFAULT_IPV6_CALLER_PREFIX } from './address-key.js';
-import { AnswerBudget, type PendingCall } from './answer-budget.js';
 import { ViewResources } from './apps/views.js';
 import type { Authenticate, Principal, RequestTarget } from './auth.js';
+import { authenticateHeaders } from './authenticate-headers.js';
+import { CallPath } from './call-path.js';
 import type { CallRequest } from './call-request.js';
 import { callerKey } from './caller.js';
 import { CallerSessions, DEFAULT_SESSION_TTL_MS } from './caller-session.js';
-import { Catalog, type CompiledTool, type Listing } from './catalog.js';
+import { Catalog, type Listing } from './catalog.js';
 import { assembleChain } from './chain-assembly.js';
-import { CallContext } from './context.js';
 import type { ElicitationNonceStore } from './elicitation-nonces.js';
 import { Elicitations } from './elicitations.js';
-import { McpLiteError, toMcpLiteError } from './errors.js';
-import { isAsyncIterable, isThenable, runHandler, toOutcome } from './handler-value.js';
+import { McpLiteError } from './errors.js';
 import { InFlight } from './in-flight.js';
 import { LocalWorkQueue } from './local-work-queue.js';
 import { toLogger } from './log-output.js';
 import type { Logger } from './logger.js';
 import { type MaybePromise, mapMaybe } from './maybe-promise.js';
-import { authenticateHeaders } from './middleware/authentication.js';
-import { assertToolScopes } from './oauth/tool-scopes.js';
-import type { Middleware, OperationMethod } from './operation.js';
+import type { OperationMethod } from './operation.js';
 import { type CallerSource, PlainOperation } from './operation-caller.js';
 import { targetOf } from './operation-target.js';
-import type { CallResult, Outcome, ResponseMeta } from './outcomes.js';
-import type { Pipeline, Terminal } from './pipeline.js';
+import type { CallResult } from './outcomes.js';
+import type { Pipeline } from './pipeline.js';
 import { toolAccess } from './promise-access.js';
-import { handlerError, PromisedWork, settleValue } from './promised-work.js';
-import { PromiseManager, toSettlement } from './promises/manager.js';
+import { PromisedWork } from './promised-work.js';
+import { PromiseManager } from './promises/manager.js';
 import type { PromiseStore } from './promises/store.js';
 import { PromptCatalog } from './prompts.js';
 import { type RateLimiter, rateLimiterOf } from './rate-limit.js';
 import { ResourceCatalog } from './resources.js';
-import type { ToolServerOptions } from './server-options.js';
+import { groupedOptions, type ToolServerOptions } from './server-options.js';
 import { SkillCatalog } from './skills/skills.js';
 import {
   CANCEL_TOOL,
@@ -39,11 +36,7 @@ import {
   offersPromises,
   REDEEM_TOOL,
   type SystemCall,
-  unknownTool,
 } from './system-tools.js';
-import type { ElicitationAnswers } from './tool.js';
-import { ToolCallOperation } from './tool-call-operation.js';
-import { ToolResolution } from './tool-resolution.js';
 import { WebtoolCatalog } from './webtools.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -78,53 +71,37 @@ export class ToolServer {
   /** Bits of an IPv6 peer address that name one caller (`ToolServerOptions.ipv6CallerPrefix`). */
   readonly ipv6CallerPrefix: number;
 
-  /** The middleware chain every operation walks: metrics observer, rate limiter, the user's middleware. */
+  /** The middleware chain every operation walks (chain-assembly.ts: the built-in stages, then the user's). */
   readonly pipeline: Pipeline;
-  /** No built-in stage runs before user middleware: a tool call is resolved before the chain, not in a stage. */
-  private readonly resolveFirst: boolean;
-  private readonly resolution: ToolResolution;
+  /** The path of a tool call, from its request to its result (call-path.ts). */
+  private readonly calls: CallPath;
 
   private readonly store: PromiseStore | undefined;
   private readonly limiter: RateLimiter | undefined;
-  private readonly answerBudgetMs: number;
   /** How long MCP's `tools/call` waits for a promise's work before answering with it (`ToolServerOptions`). */
   readonly mcpInlineWaitMs: number;
-  private readonly logArguments: boolean;
-  private readonly maxRunMs: number;
-  private readonly elicitations: Elicitations;
   private readonly nonces: ElicitationNonceStore | undefined;
-  private readonly sessions: CallerSessions;
-  private readonly systemCalls: ReadonlyMap<string, SystemCall> = new Map();
-  /** Calls waiting for their answer, promoted to promises past the budget. */
-  private readonly budget: AnswerBudget;
   private readonly queue: WorkQueue | undefined;
-  private readonly work: PromisedWork | undefined;
   private readonly inFlightCalls = new InFlight();
   private closed = false;
   /** The tools' views (MCP Apps), served as `ui://` resources and kept in line with the catalog. */
   readonly views: ViewResources;
 
   constructor(options: ToolServerOptions) {
+    // The option groups, the deprecated flat names mapped onto them (server-options.ts).
+    const { promises: p, elicitation: e, observability: o } = groupedOptions(options);
     this.name = options.name ?? 'mcplite';
     this.version = options.version ?? '0.0.0';
     this.discovery = { title: options.title, description: options.description, card: options.card };
-    this.logger = toLogger(options.logger);
-    this.logArguments = options.logArguments === true;
+    this.logger = toLogger(o.logger);
     this.authenticate = options.authenticate;
     this.ipv6CallerPrefix = options.ipv6CallerPrefix ?? DEFAULT_IPV6_CALLER_PREFIX;
     checkIpv6Prefix(this.ipv6CallerPrefix);
-    this.store = options.promiseStore;
-    this.answerBudgetMs = this.store ? (options.answerBudgetMs ?? 10_000) : 0;
-    this.budget = new AnswerBudget(this.answerBudgetMs, (call) => this.promote(call));
-    this.mcpInlineWaitMs = Math.max(0, options.mcpInlineWaitMs ?? 50_000);
-    this.maxRunMs = options.maxRunMs ?? 600_000;
-    this.elicitations = new Elicitations(
-      options.secret,
-      options.elicitationTtlMs ?? 600_000,
-      options.elicitationNonceStore,
-    );
-    this.nonces = options.elicitationNonceStore;
-    this.sessions = new CallerSessions(
+    this.store = p.store;
+    this.mcpInlineWaitMs = Math.max(0, p.mcpInlineWaitMs ?? 50_000);
+    const elicitations = new Elicitations(options.secret, e.ttlMs ?? 600_000, e.nonceStore);
+    this.nonces = e.nonceStore;
+    const sessions = new CallerSessions(
       options.secret,
       this.name,
       options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
@@ -142,54 +119,70 @@ export class ToolServer {
       options.resourceTemplates,
     );
     this.prompts = new PromptCatalog(options.prompts);
+    let systemCalls: ReadonlyMap<string, SystemCall> = new Map();
     if (this.store) {
       const queue: WorkQueue =
-        options.workQueue ??
-        new LocalWorkQueue({ concurrency: options.maxConcurrentWork, logger: this.logger });
+        p.workQueue ?? new LocalWorkQueue({ concurrency: p.maxConcurrentWork, logger: this.logger });
       this.queue = queue;
       this.promises = new PromiseManager({
         store: this.store,
-        ttlMs: options.promiseTtlMs ?? 3_600_000,
-        maxPerOwner: options.maxPromisesPerCaller ?? 1000,
-        leaseMs: options.leaseMs ?? 30_000,
+        ttlMs: p.ttlMs ?? 3_600_000,
+        maxPerOwner: p.maxPerCaller ?? 1000,
+        leaseMs: p.leaseMs ?? 30_000,
         logger: this.logger,
         callerKey: (caller) => this.callerKey(caller),
         mayUseTool: toolAccess(this.catalog, () => this.pipeline, this.authenticate),
         ...(queue.requeue ? { requeue: (job, back) => queue.requeue!(job, back) } : {}),
       });
-      this.systemCalls = offerSystemTools(this.catalog, this.promises, offersPromises(options), (...a) =>
-        queue.watch(...a),
-      );
+      const offered = offersPromises({ ...options, answerBudgetMs: p.answerBudgetMs });
+      systemCalls = offerSystemTools(this.catalog, this.promises, offered, (...a) => queue.watch(...a));
     }
     for (const tool of options.tools) this.catalog.add(tool);
     this.webtools = new WebtoolCatalog(options.webtools, this.catalog, this, options.config);
+    let work: PromisedWork | undefined;
     if (this.promises && this.store && this.queue) {
-      this.work = new PromisedWork({
+      work = new PromisedWork({
         catalog: this.catalog,
         webtools: this.webtools,
-        elicitations: this.elicitations,
+        elicitations,
         logger: this.logger,
-        logArguments: this.logArguments,
+        logArguments: o.logArguments === true,
         inFlight: this.inFlightCalls,
         promises: this.promises,
         store: this.store,
         queue: this.queue,
-        maxRunMs: this.maxRunMs,
+        maxRunMs: p.maxRunMs ?? 600_000,
         callerKey: (caller) => this.callerKey(caller),
       });
-      this.queue.bind(this.work.runJob, this.store);
+      this.queue.bind(work.runJob, this.store);
     }
     this.limiter = rateLimiterOf(options.rateLimit, this.ipv6CallerPrefix);
     // Every binding's operations walk this one chain (chain-assembly.ts).
-    ({ pipeline: this.pipeline, resolveFirst: this.resolveFirst } = assembleChain({
-      telemetry: options.telemetry,
-      onCallEnd: options.onCallEnd,
+    this.pipeline = assembleChain({
+      telemetry: o.telemetry,
+      onCallEnd: o.onCallEnd,
       limiter: this.limiter,
       middleware: options.middleware,
       targets: targetOf({ tools: this.catalog, prompts: this.prompts, resources: this.resources }),
-      resolve: this.resolveStage,
-    }));
-    this.resolution = new ToolResolution(this.catalog, this.pipeline, this.authenticate);
+      screen: (op) => this.calls.resolution.screen(op),
+    });
+    this.calls = new CallPath({
+      catalog: this.catalog,
+      pipeline: this.pipeline,
+      authenticate: this.authenticate,
+      elicitations,
+      sessions,
+      systemCalls,
+      webtools: this.webtools,
+      logger: this.logger,
+      logArguments: o.logArguments === true,
+      inFlight: this.inFlightCalls,
+      promises: this.promises,
+      work,
+      answerBudgetMs: this.store ? (p.answerBudgetMs ?? 10_000) : 0,
+      version: this.version,
+      callerKey: (caller) => this.callerKey(caller),
+    });
     // The tools' views (MCP Apps) as ui:// resources, read through the chain by who may see their tools.
     this.views = new ViewResources(this.catalog, this.resources, {
       pipeline: () => this.pipeline,
@@ -215,10 +208,6 @@ export class ToolServer {
   callerKey(caller: { principal?: Principal | undefined; remoteAddress?: string | undefined }): string {
     return callerKey(caller, this.ipv6CallerPrefix);
   }
-
-  /** `callerKey` as one function made once, for the contexts that ask it lazily (`ctx.callerKey`). */
-  private readonly keyOfCaller = (caller: { principal?: Principal; remoteAddress?: string }): string =>
-    this.callerKey(caller);
 
   /**
    * Whether a promise store is configured (promises and tasks can be kept). `redeem` and `cancel` are listed only
@@ -299,128 +288,8 @@ export class ToolServer {
    * promise turns. Protocol errors are thrown when found synchronously, otherwise the promise rejects with them.
    */
   call(request: CallRequest): MaybePromise<CallResult> {
-    if (this.pipeline.empty) {
-      const startedAt = performance.now();
-      const tool = request.action ?? this.catalog.get(request.name);
-      if (!tool) throw unknownTool(request.name, this.catalog.modelNames());
-      // Before the arguments: a caller who may not call the tool learns nothing from its validation.
-      assertToolScopes(tool.definition.auth?.scopes, request.principal, this.authenticate);
-      const args = this.resolution.checkArguments(tool, request.arguments);
-      return this.proceed(tool, args, request, startedAt, undefined);
-    }
-    const op = new ToolCallOperation(request, performance.now());
-    if (this.resolveFirst) this.resolution.screen(op);
-    const outcome = this.pipeline.run(op, this.finishCall);
-    // Mapped in this turn when the chain answered synchronously: no closure, no promise turn.
-    return outcome instanceof Promise
-      ? outcome.then((o) => this.resultOf(op, o))
-      : this.resultOf(op, outcome);
+    return this.calls.call(request);
   }
-
-  /** The chain's stage before user middleware: finds the tool (as this caller may see it) and checks the arguments. */
-  private readonly resolveStage: Middleware = (op, next) => {
-    if (op instanceof ToolCallOperation) this.resolution.screen(op);
-    return next();
-  };
-
-  /** The chain's end for a tool call: runs it, keeping core's result for `resultOf`. */
-  private readonly finishCall: Terminal = (op) => {
-    const call = op as ToolCallOperation;
-    this.resolution.resolve(call);
-    const result = this.proceed(
-      call.tool!,
-      call.arguments as Record<string, unknown>,
-      call.request,
-      call.startedAt,
-      call,
-    );
-    if (result instanceof Promise) return result.then((r) => ToolServer.kept(call, r));
-    return ToolServer.kept(call, result);
-  };
-
-  /** Keeps core's result on the operation (for `resultOf`) and hands the chain its outcome. */
-  private static kept(op: ToolCallOperation, result: CallResult): Outcome {
-    op.result = result;
-    return result.outcome;
-  }
-
-  /** The call's result for the outcome the chain handed back: core's own when unchanged, else a new one. */
-  private resultOf(op: ToolCallOperation, outcome: unknown): CallResult {
-    // A refusal stands whatever a middleware made of it: a hidden tool stays unknown.
-    if (op.error) throw op.error;
-    if (op.result && op.result.outcome === outcome) return op.result;
-    if (typeof outcome !== 'object' || outcome === null || typeof (outcome as Outcome).type !== 'string') {
-      throw new McpLiteError('internal', 'A middleware returned no outcome for a tools/call');
-    }
-    return this.result(outcome as Outcome, performance.now() - op.startedAt);
-  }
-
-  /** Runs a found tool with checked arguments: an elicitation answer is checked first. */
-  private proceed(
-    tool: CompiledTool,
-    args: Record<string, unknown>,
-    request: CallRequest,
-    startedAt: number,
-    op: ToolCallOperation | undefined,
-  ): MaybePromise<CallResult> {
-    if (request.elicitation !== undefined) {
-      const caller = this.callerKey(request);
-      const call = { arguments: args, principal: request.principal };
-      return this.elicitations
-        .check(request.name, request.elicitation, call, caller)
-        .then((checked) =>
-          checked.reask
-            ? this.reask(tool, checked.reask, startedAt, caller)
-            : this.invoke(tool, args, request, checked.complete, startedAt, op),
-        );
-    }
-    return this.invoke(tool, args, request, undefined, startedAt, op);
-  }
-
-  /** Runs a call whose arguments (and elicitation answers, if any) are checked. */
-  private invoke(
-    tool: CompiledTool,
-    args: Record<string, unknown>,
-    request: CallRequest,
-    elicitation: ElicitationAnswers | undefined,
-    startedAt: number,
-    op: ToolCallOperation | undefined,
-  ): MaybePromise<CallResult> {
-    const system = tool.system ? this.systemCalls.get(request.name) : undefined;
-    if (system) {
-      return system(args, () => request.signal, request, request.onPartial).then(
-        ({ outcome, processingTimeMs }) => this.result(outcome, processingTimeMs),
-      );
-    }
-    const context = new CallContext({
-      tool: request.name,
-      arguments: args,
-      principal: request.principal,
-      elicitation,
-      background: false,
-      client: request,
-      onPartial: request.onPartial,
-      logger: this.logArguments ? this.logger.child({ arguments: args }) : this.logger,
-      requestId: request.requestId,
-      config: request.config ?? this.webtools.configFor(request.name),
-      headers: request.headers,
-      binding: request.binding,
-      callerKeyOf: this.keyOfCaller,
-      session: request.session ? { token: request.session, read: this.readSession } : undefined,
-    });
-    if (op) op.context = context;
-    // The session a tool set rides on the call's own result; promised work's later ones are ignored (context.ts).
-    const withSession = (r: CallResult) =>
-      this.sessions.withSession(r, context.takeSession(), () => context.callerKey);
-    if (tool.longRunningEstimateMs !== undefined && this.work) {
-      return this.work
-        .start(tool, args, context, request)
-        .then((promised) => withSession(this.result(promised, performance.now() - startedAt)));
-    }
-    return mapMaybe(this.runForeground(tool, args, context, request, startedAt), withSession);
-  }
-
-  private readonly readSession = (token: string, key: string): unknown => this.sessions.read(token, key);
 
   /** Waits until no call is running, up to `graceMs`; true when everything finished in time. */
   drain(graceMs: number): Promise<boolean> {
@@ -432,138 +301,12 @@ export class ToolServer {
     if (this.closed) return;
     this.closed = true;
     const reason = new McpLiteError('unavailable', 'The server is shutting down');
-    this.budget.close(reason);
+    this.calls.close(reason);
     await this.promises?.abortAll(reason);
     this.promises?.close();
     await this.queue?.close();
     await this.store?.close();
     await this.limiter?.close();
     await this.nonces?.close?.();
-  }
-
-  private runForeground(
-    tool: CompiledTool,
-    args: Record<string, unknown>,
-    context: CallContext,
-    request: CallRequest,
-    startedAt: number,
-  ): MaybePromise<CallResult> {
-    this.begin();
-    let value: unknown;
-    try {
-      value = runHandler(tool, args, context);
-    } catch (err) {
-      this.end();
-      throw handlerError(err, context, tool);
-    }
-    // Fast path: a synchronous handler needs no promise bookkeeping at all.
-    if (!isThenable(value) && !isAsyncIterable(value)) {
-      this.end();
-      try {
-        return this.result(toOutcome(tool, value, this.elicitations, context), performance.now() - startedAt);
-      } catch (err) {
-        throw handlerError(err, context, tool);
-      }
-    }
-    const running = settleValue(tool, value, context, this.elicitations);
-    // Only a server that lists `redeem` promotes: a promise nobody can redeem would be a lost answer.
-    const canPromote = this.answerBudgetMs > 0 && this.systemCalls.size > 0 && !context.streaming;
-    return new Promise<CallResult>((resolve, reject) => {
-      const call: PendingCall = {
-        startedAt,
-        request,
-        tool,
-        context,
-        running,
-        promoted: false,
-        resolve,
-        reject,
-      };
-      const signal = request.signal;
-      const onAbort = () => {
-        if (call.promoted) return;
-        this.budget.release(call);
-        reject(toMcpLiteError(signal?.reason ?? new McpLiteError('cancelled', 'The call was cancelled')));
-      };
-      if (signal) {
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      }
-      if (canPromote) {
-        this.budget.hold(call);
-      }
-      running.then(
-        (outcome) => {
-          this.end();
-          if (call.promoted) return;
-          this.budget.release(call);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(this.result(outcome, performance.now() - startedAt));
-        },
-        (err) => {
-          this.end();
-          if (call.promoted) return;
-          this.budget.release(call);
-          signal?.removeEventListener('abort', onAbort);
-          reject(handlerError(err, context, tool));
-        },
-      );
-    });
-  }
-
-  /**
-   * A partly answered multi-request elicitation: core asks again for the open requests without running the
-   * handler. A long-running tool still answers with a promise (settled at once), so that its clients, and the
-   * MCP tasks built on promises, see one shape whatever the round.
-   */
-  private async reask(
-    tool: CompiledTool,
-    outcome: Outcome,
-    startedAt: number,
-    owner: string,
-  ): Promise<CallResult> {
-    if (tool.longRunningEstimateMs === undefined || !this.promises) {
-      return this.result(outcome, performance.now() - startedAt);
-    }
-    const promised = await this.promises.settled(
-      tool.wire.name,
-      toSettlement({ outcome }, performance.now() - startedAt),
-      owner,
-    );
-    return this.result(promised, performance.now() - startedAt);
-  }
-
-  /** Promotes a call that outlived the answer budget into a promise. */
-  private promote(call: PendingCall): void {
-    call.promoted = true;
-    const owner = this.callerKey(call.request!);
-    call.request = undefined;
-    this.work!.promote(call.tool, call.running, call.context, owner, call.startedAt).then(
-      (outcome) => call.resolve(this.result(outcome, performance.now() - call.startedAt)),
-      (err) => call.reject(err),
-    );
-  }
-
-  private result(outcome: Outcome, processingTimeMs: number): CallResult {
-    const meta: ResponseMeta = {
-      response_type: outcome.type,
-      timestamp: Date.now(),
-      processing_time_ms: Math.round(processingTimeMs),
-      server_version: this.version,
-    };
-    // Assigned rather than spread in: same key order, without two throwaway objects on every call.
-    if (outcome.type === 'promise') {
-      meta.promise_token = outcome.token;
-      meta.estimated_completion = Date.parse(outcome.estimatedCompletion);
-    }
-    return { outcome, meta };
-  }
-
-  private begin(): void {
-    this.inFlightCalls.begin();
-  }
-
-  private end(): void {
-    this.inFlightCalls.end();
   }
 }

@@ -1,11 +1,9 @@
 import type { Middleware } from '../operation.js';
 import type { TargetOf } from '../operation-target.js';
-import { metricsActive } from './durations.js';
-import { activeTracing, otelNow, otelRegistered } from './otel-api.js';
-import { tracing } from './server-tracing.js';
-import type { TelemetryOptions } from './telemetry-options.js';
-
-export type { TelemetryOptions } from './telemetry-options.js';
+import { metricsActive } from '../telemetry/durations.js';
+import { activeTracing, otelNow, otelRegistered } from '../telemetry/otel-api.js';
+import { tracing } from '../telemetry/server-tracing.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 
 /**
  * The tracing stage a server installs first in its chain, or undefined when it should not: `enabled: false`, no

@@ -1,8 +1,8 @@
-import { toMcpLiteError } from './errors.js';
-import type { MaybePromise } from './maybe-promise.js';
-import type { BindingName, Middleware } from './operation.js';
-import type { TargetOf } from './operation-target.js';
-import type { Outcome } from './outcomes.js';
+import { toMcpLiteError } from '../errors.js';
+import type { MaybePromise } from '../maybe-promise.js';
+import type { BindingName, Middleware } from '../operation.js';
+import type { TargetOf } from '../operation-target.js';
+import type { Outcome } from '../outcomes.js';
 
 /** How one tool call ended, for metrics (`ToolServerOptions.onCallEnd`). */
 export interface CallRecord {

@@ -1,6 +1,6 @@
-import type { Authenticate, Principal, RequestTarget } from '../auth.js';
-import { authenticateOrThrow, authorizationToken } from '../auth.js';
-import type { MaybePromise } from '../maybe-promise.js';
+import type { Authenticate, Principal, RequestTarget } from './auth.js';
+import { authenticateOrThrow, authorizationToken } from './auth.js';
+import type { MaybePromise } from './maybe-promise.js';
 
 const NO_PRINCIPAL = undefined;
 
