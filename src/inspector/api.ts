@@ -65,12 +65,23 @@ export class InspectorApi {
     }
   }
 
-  /** The prompts, as JSON (a protocol error, a target without prompts included, is a 502 as for tools). */
+  /**
+   * The prompts, as JSON; a protocol error is a 502 as for tools. A target that carries no prompts (a wire without
+   * them, a server that answers method not found) is no failure of the page's: 200 with an empty list,
+   * `carried: false` and the error that says so, so that a page opened on a tools-only server logs no failed load.
+   */
   prompts(request: NeutralRequest): Promise<NeutralResponse> {
     return this.promptRound(async (options) => {
-      if (!this.target.listPrompts) throw noPrompts(this.target.binding);
-      const { prompts, exchange } = await this.target.listPrompts(options);
-      return { prompts, exchange };
+      try {
+        if (!this.target.listPrompts) throw noPrompts(this.target.binding);
+        const { prompts, exchange } = await this.target.listPrompts(options);
+        return { prompts, exchange };
+      } catch (err) {
+        const code = err instanceof TargetError ? err.error.code : undefined;
+        if (code !== 'method_not_found' && code !== -32601) throw err;
+        const { error, exchange } = err as TargetError;
+        return { prompts: [], carried: false, error, exchange };
+      }
     }, request);
   }
 
