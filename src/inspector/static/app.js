@@ -49,8 +49,9 @@ async function start() {
   }
   renderHistory();
   void watchSignIn();
-  void loadPrompts(leaveTool);
   await loadTools(listing);
+  // After the tools: a protected target's catalog waits for the sign-in, and the prompts ride on the same one.
+  void loadPrompts(leaveTool);
 }
 
 /** A prompt was picked: the tool view goes, and with it any view it showed. */
