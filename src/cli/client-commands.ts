@@ -12,6 +12,7 @@ import {
   type PromiseProgress,
   readSkill,
 } from '../client/index.js';
+import { isRegistryTarget } from '../client/registry-target.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
 import { coerceArguments, parseArgsJson, stringArguments } from './coerce.js';
@@ -49,6 +50,8 @@ interface TargetOptions extends OAuthFlags {
   header?: string[];
   lock?: string;
   timeout?: number;
+  allowPackageLaunch?: boolean;
+  input?: string[];
 }
 
 /** Registers `tools`, `skills`, `call`, `redeem`, `cancel`, `prompts`, `prompt` and `lock`: the client side of the CLI. */
@@ -239,6 +242,14 @@ function withTarget(command: Command): Command {
         '--timeout <ms>',
         'give up after this many milliseconds, connecting and promises included',
         integer(1),
+      )
+      .option(
+        '--allow-package-launch',
+        'a registry entry (server.json) with no usable remote: run its package (npx, uvx, docker)',
+      )
+      .option(
+        '--input <name=value...>',
+        "a registry entry's value for a {variable}, header, argument or environment variable (repeatable)",
       ),
   );
 }
@@ -276,9 +287,13 @@ async function run(
   let client: Client | undefined;
   // Without a static token, a server that asks for a sign-in gets one (OAuth, tokens kept per server).
   const options = connectOptions(o);
-  const signIn = options.token || bindingOf(target) === 'stdio' ? undefined : cliOAuth(o, signal);
+  // A registry entry kept as a file may still name a remote that asks for one.
+  const signIn =
+    options.token || (bindingOf(target) === 'stdio' && !isRegistryTarget(target))
+      ? undefined
+      : cliOAuth(o, signal);
   try {
-    // A Server Card URL is resolved by `connect` itself.
+    // A Server Card URL and a registry entry are resolved by `connect` itself.
     client = await connectWithin(
       target,
       signIn ? { ...options, oauth: signIn.oauth } : options,
@@ -345,8 +360,21 @@ function connectOptions(o: TargetOptions): ConnectOptions {
     ...(token ? { token } : {}),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     ...(o.lock ? { lock: o.lock } : {}),
+    ...(o.allowPackageLaunch ? { allowPackageLaunch: true } : {}),
+    ...(o.input?.length ? { registryInputs: registryInputs(o.input) } : {}),
     stderr: 'inherit',
   };
+}
+
+/** `--input name=value` flags as the registry entry's inputs by name. */
+function registryInputs(flags: string[]): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const flag of flags) {
+    const eq = flag.indexOf('=');
+    if (eq <= 0) throw new CliError(`--input expects "name=value", got "${flag.split('=')[0]}"`);
+    inputs[flag.slice(0, eq)] = flag.slice(eq + 1);
+  }
+  return inputs;
 }
 
 /**

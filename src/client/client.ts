@@ -5,12 +5,12 @@ import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { ToolServer } from '../core/server.js';
 import { closestName } from '../core/suggest.js';
-import { endpointOfCard, isCardTarget } from './card-target.js';
 import type { CatalogRequestOptions, Client } from './client-api.js';
 import { type CallScope, callScope, sleep, untilAborted } from './deadline.js';
 import { openTransport } from './detect.js';
 import { boundedPartials, type ClientLimits, limitsOf } from './limits.js';
 import { checkLock, lockMismatch, readLockfile } from './lock.js';
+import { startOfTarget } from './start-target.js';
 import { outgoingTrace, traceClientOperation } from './tracing.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolSet, UntypedTools } from './typed.js';
@@ -53,7 +53,8 @@ interface LockCheck {
  * `grpc://host:port` or `grpcs://…`, a Webtools URL (`…/webtools/<name>/`), or a command line that runs an MCP
  * server over stdio. The binding is detected from the scheme and path, else by asking the server; `binding`
  * forces one. A Server Card URL (`…/server-card`) connects to the Streamable HTTP remote the card lists
- * (`card-target.ts`). With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting
+ * (`card-target.ts`); a registry entry (`…server.json`, a URL or a path) its remote, or with `allowPackageLaunch`
+ * one of its packages over stdio (`registry-target.ts`). With `lock`, a server whose locked tools changed is refused here. `timeout` bounds connecting
  * (and reading a card) too.
  * Given a `ToolServer` (from `createServer`) instead of a target, it speaks MCP to it in this process, without a
  * socket (`in-memory.ts`): the way to test a server. `Tools` (`typeof tools`) types `call`.
@@ -66,8 +67,8 @@ export async function connect<Tools extends ToolSet = UntypedTools>(
   const connecting = callScope(options.timeout);
   const opening =
     typeof target === 'string'
-      ? (isCardTarget(target) ? endpointOfCard(target, connecting.signal) : Promise.resolve(target)).then(
-          (endpoint) => openTransport(endpoint, options, connecting.signal),
+      ? startOfTarget(target, options, connecting.signal).then((start) =>
+          openTransport(start.endpoint, start.options, connecting.signal),
         )
       : import('./in-memory.js').then(({ inMemoryTransport }) =>
           inMemoryTransport(target, options, limitsOf(options), connecting.signal),

@@ -163,6 +163,11 @@ export function oauthServer(target: string): string {
   return url.href;
 }
 
+/** A command and its arguments as one command line that `splitCommand` splits back into the same words. */
+export function commandLine(command: string, args: readonly string[]): string {
+  return [command, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
+}
+
 /** A command line split into words, honouring single and double quotes and backslash escapes (no expansion). */
 export function splitCommand(line: string): string[] {
   const words: string[] = [];

@@ -218,4 +218,16 @@ export interface ConnectOptions {
   config?: Record<string, unknown>;
   /** Webtools: pin a published version. */
   version?: string;
+  /**
+   * A registry entry (`…server.json`) as the target (docs/discovery.md, "Starting from a registry entry"): run one
+   * of its packages (`npx`, `uvx`, `docker run`, over stdio) when it lists no usable remote. Default false: such an
+   * entry is refused, since a registry entry is somebody else's code.
+   */
+  allowPackageLaunch?: boolean;
+  /**
+   * A registry entry as the target: values by name for what it leaves open (a URL's `{variables}`, a remote's
+   * headers, a package's arguments and environment variables). A package's environment variables are also taken
+   * from `env` and then from this process's environment, by the names the entry declares.
+   */
+  registryInputs?: Record<string, string>;
 }

@@ -86,6 +86,29 @@ export interface CardEntry extends EntryCommon {
   oauth?: EntryOAuth;
 }
 
+/**
+ * A server found by its MCP registry entry (`server.json`, docs/discovery.md): read when the gateway opens the
+ * entry; its Streamable HTTP remote is connected to with `headers` and `oauth`, or, only with
+ * `allowPackageLaunch`, one of its packages is run over stdio with `env` (and the variables it declares, taken
+ * from the gateway's environment).
+ */
+export interface RegistryEntry extends EntryCommon {
+  kind: 'registry';
+  /** An http(s) URL, or a path (relative to the config file). */
+  registry: string;
+  /** Run a package of the entry when it lists no usable remote. Default false. */
+  allowPackageLaunch: boolean;
+  /** Values for what the entry leaves open (`{variables}`, headers, arguments, environment variables). */
+  inputs: Record<string, string>;
+  /** A launched package's environment. */
+  env: Record<string, string>;
+  /** A launched package's working directory (relative to the config file). */
+  cwd?: string;
+  headers: Record<string, string>;
+  /** OAuth for the remote, when the config says `"oauth"`. */
+  oauth?: EntryOAuth;
+}
+
 /** Any target the mcplite client speaks: `grpc://…`, an MCP-lite or Webtools URL, an MCP URL. */
 export interface TargetEntry extends EntryCommon {
   kind: 'target';
@@ -108,11 +131,11 @@ export interface OpenApiEntry extends EntryCommon {
 }
 
 /** One server of the gateway's config. */
-export type GatewayEntry = StdioEntry | RemoteEntry | CardEntry | TargetEntry | OpenApiEntry;
+export type GatewayEntry = StdioEntry | RemoteEntry | CardEntry | RegistryEntry | TargetEntry | OpenApiEntry;
 
 /**
  * Reads a gateway config: the `{"mcpServers": {"<name>": {...}}}` file MCP clients already use (Claude Desktop,
- * Cursor, VS Code), with three entry kinds of mcplite's own (`card`, `target`, `openapi`). `${VAR}` in `url`, `card`, `target`,
+ * Cursor, VS Code), with four entry kinds of mcplite's own (`card`, `registry`, `target`, `openapi`). `${VAR}` in `url`, `card`, `registry`, `target`,
  * `args`, `env`, `headers` and `baseUrl` is the environment's value (a missing variable is refused, by name);
  * `bearerTokenEnv` and `apiKeyEnv` (+ `apiKeyHeader`, default `X-API-Key`) put a credential from the environment
  * into the headers; `"oauth"` signs in to a protected `url`/`card`/`target` (`EntryOAuth`). `"disabled": true` skips an entry. Errors name the entry and the field (never a value).
@@ -160,9 +183,11 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
       if (found === undefined) throw invalid(`${where}: the environment has no ${variable}`);
       return found;
     });
-  const kinds = ['command', 'url', 'card', 'target', 'openapi'].filter((k) => v[k] !== undefined);
+  const kinds = ['command', 'url', 'card', 'registry', 'target', 'openapi'].filter((k) => v[k] !== undefined);
   if (kinds.length !== 1)
-    throw invalid(`server "${name}" needs exactly one of "command", "url", "card", "target", "openapi"`);
+    throw invalid(
+      `server "${name}" needs exactly one of "command", "url", "card", "registry", "target", "openapi"`,
+    );
   const common: EntryCommon = {
     name,
     tools: transformsOf(v.tools, at('tools')),
@@ -214,6 +239,21 @@ function entryOf(name: string, v: Record<string, unknown>, env: NodeJS.ProcessEn
         headers: headers(),
         ...oauthOf(v.oauth, at('oauth'), env),
       };
+    case 'registry': {
+      if (v.allowPackageLaunch !== undefined && typeof v.allowPackageLaunch !== 'boolean')
+        throw invalid(`${at('allowPackageLaunch')} must be true or false`);
+      return {
+        ...common,
+        kind: 'registry',
+        registry: expand(at('registry'), str(v.registry, at('registry'))),
+        allowPackageLaunch: v.allowPackageLaunch === true,
+        inputs: stringMap(v.inputs, at('inputs'), expand),
+        env: stringMap(v.env, at('env'), expand),
+        ...(v.cwd !== undefined ? { cwd: str(v.cwd, at('cwd')) } : {}),
+        headers: headers(),
+        ...oauthOf(v.oauth, at('oauth'), env),
+      };
+    }
     case 'target':
       return {
         ...common,

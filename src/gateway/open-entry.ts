@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { endpointOfCard } from '../client/card-target.js';
+import { commandLine } from '../client/detect.js';
 import type { OAuthOptions } from '../client/oauth.js';
 import type { ConnectOptions } from '../client/types.js';
 import { McpLiteError } from '../core/errors.js';
@@ -52,7 +53,9 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
         ? entry.url
         : entry.kind === 'card'
           ? entry.card
-          : entry.target;
+          : entry.kind === 'registry'
+            ? registryLocation(entry.registry, defaults.baseDir)
+            : entry.target;
   const connect: ConnectOptions = {
     ...(entry.kind === 'stdio'
       ? {
@@ -64,6 +67,15 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
       : {
           headers: entry.headers,
           ...(entry.oauth ? { oauth: defaults.oauth?.(entry.oauth) ?? { ...entry.oauth } } : {}),
+          ...(entry.kind === 'registry'
+            ? {
+                allowPackageLaunch: entry.allowPackageLaunch,
+                registryInputs: entry.inputs,
+                env: entry.env,
+                ...(entry.cwd ? { cwd: resolve(defaults.baseDir, entry.cwd) } : {}),
+                stderr: defaults.stderr ?? 'inherit',
+              }
+            : {}),
         }),
     ...(bounds.maxResponseBytes !== undefined ? { maxResponseBytes: bounds.maxResponseBytes } : {}),
   };
@@ -116,15 +128,17 @@ function labelOf(entry: GatewayEntry): string {
         ? upstreamLabel(entry.url)
         : entry.kind === 'card'
           ? upstreamLabel(entry.card)
-          : entry.kind === 'target'
-            ? upstreamLabel(entry.target)
-            : upstreamLabel(entry.openapi);
+          : entry.kind === 'registry'
+            ? upstreamLabel(entry.registry)
+            : entry.kind === 'target'
+              ? upstreamLabel(entry.target)
+              : upstreamLabel(entry.openapi);
   return `${entry.name} (${where})`;
 }
 
-/** A command and its arguments as one command line the client splits back into the same words. */
-export function commandLine(command: string, args: readonly string[]): string {
-  return [command, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
+/** A registry entry's URL as it is, its path against the config file's directory. */
+function registryLocation(registry: string, baseDir: string): string {
+  return /^https?:\/\//i.test(registry) || isAbsolute(registry) ? registry : resolve(baseDir, registry);
 }
 
 function pick(b: EntryBounds): EntryBounds {

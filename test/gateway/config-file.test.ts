@@ -9,9 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { commandLine } from '../../src/client/detect.js';
 import { connect, McpLiteError, splitCommand } from '../../src/client/index.js';
 import { parseGatewayConfig } from '../../src/gateway/config.js';
-import { commandLine } from '../../src/gateway/open-entry.js';
 import { logLine, ROOT, run } from '../support/cli-process.js';
 import { freePort } from '../support/free-port.js';
 

@@ -6,10 +6,10 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { commandLine } from '../../src/client/detect.js';
 import { type Client, connect } from '../../src/client/index.js';
 import { createServer } from '../../src/create-server.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { commandLine } from '../../src/gateway/open-entry.js';
 import { openUpstream } from '../../src/gateway/proxy-tools.js';
 import { type RunningServer, serve } from '../../src/serve.js';
 import { ROOT } from '../support/cli-process.js';

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,15 +31,23 @@ export interface ListeningCli extends Cli {
 /** Every CLI process still running, for the tests to kill after each test. */
 export const children = new Set<ChildProcess>();
 
-/** Runs `mcplite <args>` from source. */
-export function run(args: string[], env: Record<string, string> = {}): Cli {
-  return runCommand(process.execPath, ['--import', 'tsx', MAIN, ...args], env);
+/** tsx's loader, named so that a CLI run from another directory finds it. */
+const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+/** Runs `mcplite <args>` from source, from the repository's root or from `cwd`. */
+export function run(args: string[], env: Record<string, string> = {}, cwd?: string): Cli {
+  return runCommand(process.execPath, ['--import', cwd ? TSX : 'tsx', MAIN, ...args], env, cwd);
 }
 
-/** Runs any command from the repository's root, its output collected like the CLI's (e.g. a copied `sh -c` line). */
-export function runCommand(command: string, argv: string[], env: Record<string, string> = {}): Cli {
+/** Runs any command from the repository's root (or `cwd`), its output collected like the CLI's (e.g. a copied `sh -c` line). */
+export function runCommand(
+  command: string,
+  argv: string[],
+  env: Record<string, string> = {},
+  cwd: string = ROOT,
+): Cli {
   const child = spawn(command, argv, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, MCPLITE_TOKENS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
