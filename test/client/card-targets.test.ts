@@ -14,8 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { SERVER_CARD_SCHEMA } from '../../src/core/discovery/server-card-schema.js';
-import { createServer, defineTool, McpLiteError } from '../../src/index.js';
+import { createServer, defineTool } from '../../src/index.js';
 import { type RunningServer, serve } from '../../src/node.js';
+import { connectRefusal } from '../support/connect-refusal.js';
 import { cardErrors, DISCOVERY_SPEC } from '../support/discovery-schemas.js';
 import { startGateway } from '../support/gateway-in-process.js';
 
@@ -89,17 +90,7 @@ describe('a Server Card as a target', () => {
   });
 
   it('refuses what is not a usable card, by name', async () => {
-    const refusal = async (path: string) => {
-      const err = await connect(`${docs}${path}/server-card`).then(
-        async (c) => {
-          await c.close();
-          return undefined;
-        },
-        (e: unknown) => e,
-      );
-      expect(err, path).toBeInstanceOf(McpLiteError);
-      return err as McpLiteError;
-    };
+    const refusal = (path: string) => connectRefusal(`${docs}${path}/server-card`, {}, path);
     expect((await refusal('/html')).message).toContain('is not a Server Card: it answered text/html');
     const invalid = await refusal('/invalid');
     expect(invalid.code).toBe('invalid_params');

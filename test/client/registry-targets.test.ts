@@ -18,9 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { isRegistryTarget } from '../../src/client/registry-target.js';
 import { REGISTRY_SERVER_SCHEMA } from '../../src/core/discovery/registry-server-schema.js';
-import { bearerAuth, createServer, defineTool, McpLiteError } from '../../src/index.js';
+import { bearerAuth, createServer, defineTool } from '../../src/index.js';
 import { type RunningServer, serve } from '../../src/node.js';
 import { run } from '../support/cli-process.js';
+import { connectRefusal } from '../support/connect-refusal.js';
 import { DISCOVERY_SPEC } from '../support/discovery-schemas.js';
 import { EVERYTHING } from '../support/everything.js';
 import { startGateway } from '../support/gateway-in-process.js';
@@ -38,18 +39,7 @@ function entry(parts: { remotes?: unknown[]; packages?: unknown[] }): Record<str
   };
 }
 
-/** The refusal `connect` gives, or a failed test if it connects. */
-async function refusal(target: string, options: Parameters<typeof connect>[1] = {}): Promise<McpLiteError> {
-  const err = await connect(target, options).then(
-    async (c) => {
-      await c.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(err, target).toBeInstanceOf(McpLiteError);
-  return err as McpLiteError;
-}
+const refusal = connectRefusal;
 
 describe('a registry entry as a target', () => {
   let upstream: RunningServer;
