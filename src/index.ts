@@ -77,6 +77,7 @@ export {
   failure,
   needMoreResource,
   type Outcome,
+  RESPONSE_TYPES,
   type ResponseMeta,
   type ResponseType,
 } from './core/outcomes.js';

@@ -13,6 +13,7 @@ import {
   readSkill,
 } from '../client/index.js';
 import { isRegistryTarget } from '../client/registry-target.js';
+import { unhandledOutcome } from '../core/outcomes.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
 import { coerceArguments, parseArgsJson, stringArguments } from './coerce.js';
@@ -501,6 +502,8 @@ function printOutcome(outcome: CallOutcome, json: boolean, partials: unknown[]):
     case 'elicitation':
       process.exitCode = EXIT.elicitation;
       return;
+    default:
+      unhandledOutcome(outcome);
   }
 }
 

@@ -1,5 +1,6 @@
 import { isAppOnly } from '../core/apps/ui.js';
 import { McpLiteError } from '../core/errors.js';
+import { unhandledOutcome } from '../core/outcomes.js';
 import type { Client } from './client.js';
 import type { CallOptions, CallOutcome, ElicitationOutcome } from './types.js';
 
@@ -44,6 +45,8 @@ export async function callForModel(
       throw new Error(`${outcome.message} (${outcome.resource}: needs ${outcome.requested})`);
     case 'promise':
       throw new Error(`Still running; redeem ${outcome.token}`);
+    default:
+      return unhandledOutcome(outcome);
   }
 }
 

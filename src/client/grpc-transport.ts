@@ -14,12 +14,19 @@ import {
 import { loadMcpLiteProto } from '../bindings/grpc/proto.js';
 import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../bindings/grpc/status-details.js';
 import { fromStruct, type StructObject, toStruct } from '../bindings/grpc/struct.js';
-import { SESSION_METADATA_KEY as SESSION_METADATA } from '../bindings/grpc/wire.js';
+import { RESPONSE_TYPE, SESSION_METADATA_KEY as SESSION_METADATA } from '../bindings/grpc/wire.js';
 import { ERROR_CODES, type ErrorCode, McpLiteError } from '../core/errors.js';
+import type { ResponseType } from '../core/outcomes.js';
 import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { promiseToolCalls } from './http-transport.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
-import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
+import {
+  fromLiteResult,
+  type LiteAnswer,
+  type LiteMeta,
+  toToolInfo,
+  unknownResponseType,
+} from './lite-result.js';
 import { SessionJar } from './session-jar.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ToolInfo } from './types.js';
@@ -51,18 +58,16 @@ type McpLiteStub = GrpcClient & {
   CallToolStream(req: unknown, md: Metadata, opts: GrpcCallOptions): ClientReadableStream<WireResponse>;
 };
 
-const TYPES: Readonly<Record<string, string>> = {
-  ANSWER: 'answer',
-  PROMISE: 'promise',
-  ELICITATION: 'elicitation',
-  FAILURE: 'failure',
-  REQUEST_FOR_MORE_RESOURCE: 'request-for-more-resource',
-  '0': 'answer',
-  '1': 'promise',
-  '2': 'elicitation',
-  '3': 'failure',
-  '4': 'request-for-more-resource',
-};
+/** The outcome kind of each ResponseType enum name: the inverse of the server's table, so both read one list. */
+const KIND_OF_GRPC_TYPE: ReadonlyMap<string, ResponseType> = new Map(
+  (Object.entries(RESPONSE_TYPE) as [ResponseType, string][]).map(([kind, name]) => [name, kind]),
+);
+
+/** A received ResponseType: unset (proto3's default, ANSWER) is an answer; a value no table names is refused. */
+function grpcResponseType(value: unknown): ResponseType {
+  if (value === undefined) return 'answer';
+  return KIND_OF_GRPC_TYPE.get(String(value)) ?? unknownResponseType(value);
+}
 
 // The inverse of the server's GRPC_STATUS table, for statuses that come without mcplite details.
 const BY_STATUS: Readonly<Partial<Record<status, ErrorCode>>> = {
@@ -205,7 +210,7 @@ export function grpcTransport(
     const res = ctx.onPartial ? await streamed(req, ctx) : await unary('CallTool', req, ctx);
     const meta = res.meta ?? {};
     const liteMeta: LiteMeta = {
-      responseType: TYPES[String(meta.response_type ?? 'ANSWER')] ?? 'answer',
+      responseType: grpcResponseType(meta.response_type),
       ...(meta.promise_token ? { promiseToken: meta.promise_token } : {}),
       ...(meta.estimated_completion ? { estimatedCompletion: isoOf(meta.estimated_completion) } : {}),
       ...(meta.timestamp ? { timestamp: isoOf(meta.timestamp) } : {}),

@@ -2,7 +2,7 @@ import { McpLiteError } from '../core/errors.js';
 import { toPrompt, toRenderedPrompt } from './catalog-wire.js';
 import { fetchWithinOrigin, type HttpFetch, readJsonReply } from './http-fetch.js';
 import type { ClientLimits } from './limits.js';
-import { fromLiteResult, type LiteAnswer, type LiteMeta, toToolInfo } from './lite-result.js';
+import { fromLiteResult, type LiteAnswer, liteMetaOf, toToolInfo } from './lite-result.js';
 import { SessionJar } from './session-jar.js';
 import { readSse } from './sse.js';
 import type { Transport, WireContext, WireOutcome } from './transport.js';
@@ -148,20 +148,5 @@ function resultOutcome(
   const fields = isRecord(result) ? result : {};
   const meta = isRecord(fields._meta) ? fields._meta : {};
   jar.keep(meta.session);
-  const liteMeta: LiteMeta = {
-    responseType: typeof meta.response_type === 'string' ? meta.response_type : 'answer',
-    ...(typeof meta.promise_token === 'string' ? { promiseToken: meta.promise_token } : {}),
-    ...(iso(meta.estimated_completion) ? { estimatedCompletion: iso(meta.estimated_completion) } : {}),
-    ...(iso(meta.timestamp) ? { timestamp: iso(meta.timestamp) } : {}),
-    ...(typeof meta.processing_time_ms === 'number' ? { processingTimeMs: meta.processing_time_ms } : {}),
-    ...(typeof meta.server_version === 'string' ? { serverVersion: meta.server_version } : {}),
-  };
-  return fromLiteResult(fields, liteMeta, resume);
-}
-
-/** A wire time (ISO-8601, or epoch milliseconds) as ISO-8601. */
-function iso(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
-  return undefined;
+  return fromLiteResult(fields, liteMetaOf(meta), resume);
 }

@@ -1,3 +1,6 @@
+import { McpLiteError } from '../core/errors.js';
+import { type ResponseType, responseTypeOf, unhandledOutcome } from '../core/outcomes.js';
+import { printable } from '../core/printable.js';
 import type { JsonSchema } from '../core/schema.js';
 import type { WireContext, WireOutcome } from './transport.js';
 import type { ElicitationRequest, OutcomeMeta } from './types.js';
@@ -6,13 +9,34 @@ import { isRecord } from './wire-errors.js';
 
 /** MCP-lite's `_meta` (HTTP) or `ResponseMeta` (gRPC), normalised. */
 export interface LiteMeta {
-  responseType: string;
+  responseType: ResponseType;
   promiseToken?: string;
   /** ISO-8601. */
   estimatedCompletion?: string;
   timestamp?: string;
   processingTimeMs?: number;
   serverVersion?: string;
+}
+
+/** The `_meta` of an MCP-lite JSON result (HTTP, SSE, stdio, WebSocket) as `LiteMeta`; times as ISO-8601 text. */
+export function liteMetaOf(meta: Record<string, unknown>): LiteMeta {
+  const estimated = iso(meta.estimated_completion);
+  const timestamp = iso(meta.timestamp);
+  return {
+    responseType: liteResponseType(meta.response_type),
+    ...(typeof meta.promise_token === 'string' ? { promiseToken: meta.promise_token } : {}),
+    ...(estimated ? { estimatedCompletion: estimated } : {}),
+    ...(timestamp ? { timestamp } : {}),
+    ...(typeof meta.processing_time_ms === 'number' ? { processingTimeMs: meta.processing_time_ms } : {}),
+    ...(typeof meta.server_version === 'string' ? { serverVersion: meta.server_version } : {}),
+  };
+}
+
+/** A wire time (ISO-8601 text, or epoch milliseconds) as ISO-8601 text. */
+function iso(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
+  return undefined;
 }
 
 /**
@@ -83,9 +107,29 @@ export function fromLiteResult(
           resume(values === undefined ? { state, action: 'decline' } : { state, answers: values }, ctx),
       };
     }
-    default:
+    case 'answer':
       return { type: 'answer', value: fields.content, meta: m };
+    default:
+      return unhandledOutcome(meta.responseType);
   }
+}
+
+/**
+ * The outcome kind of a received result's `response_type`: absent reads as an answer (a plain result), one of the
+ * five as itself; any other value is refused, since taking a kind this client does not know for another would hand
+ * the caller a wrong result.
+ */
+export function liteResponseType(value: unknown): ResponseType {
+  if (value === undefined) return 'answer';
+  return responseTypeOf(value) ?? unknownResponseType(value);
+}
+
+/** The refusal of a result whose outcome kind this client does not know (the value shown bounded and printable). */
+export function unknownResponseType(value: unknown): never {
+  throw new McpLiteError(
+    'internal',
+    `The server answered with an outcome kind this client does not know: ${printable(String(value), false).slice(0, 64)}`,
+  );
 }
 
 function liteRequests(raw: Record<string, unknown>): Record<string, ElicitationRequest> {

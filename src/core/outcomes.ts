@@ -1,7 +1,38 @@
 import type { JsonSchema, SchemaInput } from './schema.js';
 
-/** The five outcome kinds of MCP-lite (spec 3.4; docs/architecture.md, "The outcome model"); the wire name of each is its `type`. */
-export type ResponseType = 'answer' | 'promise' | 'elicitation' | 'failure' | 'request-for-more-resource';
+/**
+ * The five outcome kinds of MCP-lite (spec 3.4; docs/architecture.md, "The outcome model"), the one list they are
+ * defined in: `ResponseType` is read from it, and the wire name of each is its `type`.
+ */
+export const RESPONSE_TYPES = [
+  'answer',
+  'promise',
+  'elicitation',
+  'failure',
+  'request-for-more-resource',
+] as const;
+
+/** One outcome kind (see `RESPONSE_TYPES`). */
+export type ResponseType = (typeof RESPONSE_TYPES)[number];
+
+/**
+ * An outcome kind read from a wire (`_meta.response_type`, a Webtools status): the kind when it is one of the five,
+ * else undefined, so that a receiver refuses a kind it does not know instead of taking it for another.
+ */
+export function responseTypeOf(value: unknown): ResponseType | undefined {
+  return typeof value === 'string' && (RESPONSE_TYPES as readonly string[]).includes(value)
+    ? (value as ResponseType)
+    : undefined;
+}
+
+/**
+ * The `default` of a switch over outcome kinds: it takes `never`, so a kind added to `RESPONSE_TYPES` that a switch
+ * does not handle is a compile error there (docs/architecture.md, "Adding an outcome type"). Reached at run time only
+ * through a cast, which it reports rather than answering for a kind it cannot know.
+ */
+export function unhandledOutcome(kind: never): never {
+  throw new TypeError(`Unhandled outcome kind: ${String((kind as { type?: unknown })?.type ?? kind)}`);
+}
 
 /** Done: here is the result. */
 export interface AnswerOutcome {

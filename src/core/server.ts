@@ -46,7 +46,11 @@ import type { WorkQueue } from './work-queue.js';
  * `operate` for the rest), where each walks the one middleware chain (`Pipeline`), and encode the result back.
  */
 export class ToolServer {
-  /** The versioned tool catalog (user tools plus system tools). */
+  /**
+   * The versioned tool catalog (user tools plus system tools). Internal: the bindings' and the gateway's, left out
+   * of the published type (`stripInternal`); a user reads tools through `listTools`/`listToolsFor`.
+   * @internal
+   */
   readonly catalog: Catalog;
   /** Server name. */
   readonly name: string;
@@ -58,7 +62,11 @@ export class ToolServer {
   readonly logger: Logger;
   /** The authentication hook, if any. */
   readonly authenticate: Authenticate | undefined;
-  /** The promise manager, when a store was given. */
+  /**
+   * The promise manager, when a store was given. Internal, like `catalog`: a user redeems and cancels through the
+   * system tools, which walk the chain.
+   * @internal
+   */
   readonly promises: PromiseManager | undefined;
   /** Resources and resource templates (skill files among them). */
   readonly resources: ResourceCatalog;
@@ -66,12 +74,19 @@ export class ToolServer {
   readonly skills: SkillCatalog | undefined;
   /** Prompt templates. */
   readonly prompts: PromptCatalog;
-  /** The webtools (declared, or the catalog as one). */
+  /**
+   * The webtools (declared, or the catalog as one). Internal, like `catalog`: the Webtools binding's.
+   * @internal
+   */
   readonly webtools: WebtoolCatalog;
   /** Bits of an IPv6 peer address that name one caller (`ToolServerOptions.ipv6CallerPrefix`). */
   readonly ipv6CallerPrefix: number;
 
-  /** The middleware chain every operation walks (chain-assembly.ts: the built-in stages, then the user's). */
+  /**
+   * The middleware chain every operation walks (chain-assembly.ts: the built-in stages, then the user's). Internal,
+   * like `catalog`: operations enter it through `call` and `operate`.
+   * @internal
+   */
   readonly pipeline: Pipeline;
   /** The path of a tool call, from its request to its result (call-path.ts). */
   private readonly calls: CallPath;

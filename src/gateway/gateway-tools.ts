@@ -4,7 +4,7 @@ import type { CallOutcome, ElicitationOutcome, ToolInfo } from '../client/types.
 import { viewUriOf } from '../client/views.js';
 import type { ToolAudience } from '../core/apps/ui.js';
 import { type ContentBlock, richContent } from '../core/content.js';
-import { elicit, failure, needMoreResource } from '../core/outcomes.js';
+import { elicit, failure, needMoreResource, unhandledOutcome } from '../core/outcomes.js';
 import { printable } from '../core/printable.js';
 import type { ToolDefinition } from '../core/tool.js';
 import { boundedRun } from './bounded-run.js';
@@ -142,6 +142,8 @@ export function upstreamToolLister(
         return failure(`The upstream work is still running; redeem ${outcome.token} upstream`, {
           code: 'pending',
         });
+      default:
+        return unhandledOutcome(outcome);
     }
   };
 

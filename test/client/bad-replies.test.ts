@@ -20,6 +20,15 @@ const replies: Record<string, (res: import('node:http').ServerResponse) => void>
     res.end('event: message\ndata: {"partial": 1}\n\n');
   },
   '/hang/calltools': () => {},
+  // A result whose outcome kind is none of the five (a newer or broken server): never to be read as an answer.
+  '/kind/calltools': (res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { content: 'looks like an answer', _meta: { response_type: 'teleport\u001b[31m' } },
+      }),
+    ),
   '/mcp': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1}'),
 };
 
@@ -88,5 +97,12 @@ describe('bad replies', () => {
     const client = await connect(`${base}/mcp`, { binding: 'mcp', mcpRevision: 'stateless' });
     const err = await client.listTools().catch((e) => e);
     expect(err).toBeInstanceOf(McpLiteError);
+  });
+
+  it('a result whose outcome kind is none of the five is refused, naming the kind, not taken for an answer', async () => {
+    const err = await call('/kind/');
+    expect(err).toBeInstanceOf(McpLiteError);
+    expect(err.code).toBe('internal');
+    expect(err.message).toMatch(/outcome kind this client does not know: teleport\\x1b\[31m/);
   });
 });

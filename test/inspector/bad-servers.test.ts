@@ -31,6 +31,9 @@ describe('inspector API against servers that answer badly', () => {
       } else if (req.headers.accept?.includes('text/event-stream')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end('event: message\ndata: {"partial":1}\n\n');
+      } else if (req.headers['x-kind'] === 'unknown') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { _meta: { response_type: 'teleport' } } }));
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: 'x'.repeat(5000) } }));
@@ -89,6 +92,35 @@ describe('inspector API against servers that answer badly', () => {
     expect(JSON.parse(rendered.body)).toMatchObject({
       error: { message: expect.stringMatching(/no "messages" array/) },
       exchange: { response: { status: 200 } },
+    });
+  });
+
+  it('shows a result of an unknown outcome kind as a protocol error, as the client reads it', async () => {
+    const inspector = createInspector({
+      target: createMcpLiteHttpTarget({
+        transport: fetchTransport(badBase),
+        target: badBase,
+        headers: { 'x-kind': 'unknown' },
+      }),
+    });
+    const listening = await listenNode(inspector.handler, { port: 0 });
+    listeners.push(listening);
+    const port = (listening.server.address() as AddressInfo).port;
+    const headers = { 'x-mcplite-inspector': inspector.token, 'content-type': 'application/json' };
+    const reply = await send(
+      port,
+      'POST',
+      '/inspector/api/call',
+      headers,
+      JSON.stringify({ tool: 't', stream: false }),
+    );
+    const { outcome } = events(reply.body).at(-1)!.data;
+    expect(outcome).toEqual({
+      type: 'error',
+      error: {
+        code: 'protocol',
+        message: expect.stringMatching(/outcome kind this client does not know: teleport/),
+      },
     });
   });
 

@@ -198,7 +198,7 @@ describe('the packed package', () => {
     }
   }, 120_000);
 
-  it('loads from CommonJS: require() of every subpath, and a CommonJS TypeScript project type-checks and runs', async () => {
+  it('loads from CommonJS: require() of every subpath, and a CommonJS TypeScript project type-checks (server internals hidden) and runs', async () => {
     const app = join(scratch, 'app', 'cjs');
     await exec('mkdir', ['-p', join(app, 'node_modules', '@types')]);
     writeFileSync(
@@ -257,6 +257,18 @@ describe('the packed package', () => {
         "import { serve } from 'mcplite/node';",
         '',
         "const hello = defineTool({ name: 'hello', description: 'Greets', inputSchema: { type: 'object' }, handler: () => 'hi from cjs' });",
+        // The server's internals are not on its published type: each line compiles only while they stay hidden.
+        'function internalsHidden(server: ReturnType<typeof createServer>): void {',
+        '  // @ts-expect-error the catalog is internal',
+        '  void server.catalog;',
+        '  // @ts-expect-error the middleware chain is internal',
+        '  void server.pipeline;',
+        '  // @ts-expect-error the promise manager is internal',
+        '  void server.promises;',
+        '  // @ts-expect-error the webtools are internal',
+        '  void server.webtools;',
+        '}',
+        'void internalsHidden;',
         'async function main(): Promise<void> {',
         "  const running = await serve(createServer({ tools: [hello] }), { port: 0, host: '127.0.0.1' });",
         "  const client = await connect(running.url + '/mcp');",

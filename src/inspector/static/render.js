@@ -8,14 +8,16 @@ export function pretty(value) {
   return JSON.stringify(value, null, 2) ?? String(value);
 }
 
-const TITLES = /** @type {Record<string, string>} */ ({
+// Keyed by core's outcome kinds, so the compiler (npm run lint) finds this table when a kind is added.
+/** @type {Readonly<Record<import('../../core/outcomes.js').ResponseType | 'error', string>>} */
+const TITLES = {
   answer: 'Answer',
   failure: 'Failure',
   promise: 'Promise',
   elicitation: 'Elicitation',
   'request-for-more-resource': 'Request for more resource',
   error: 'Protocol error',
-});
+};
 
 /**
  * A panel for an outcome; promises and elicitations get their interactive parts from app.js.
@@ -24,7 +26,7 @@ const TITLES = /** @type {Record<string, string>} */ ({
 export function outcomePanel(outcome) {
   const type = outcome?.type ?? 'error';
   const panel = el('div', { class: `outcome outcome-${type}`, 'data-outcome': type, role: 'status' }, [
-    el('h3', { text: TITLES[type] ?? type }),
+    el('h3', { text: TITLES[/** @type {keyof typeof TITLES} */ (type)] ?? type }),
   ]);
   switch (type) {
     case 'answer':

@@ -9,6 +9,7 @@ import {
   TargetError,
   type TargetReply,
 } from '../target.js';
+import { toInspectorOutcome } from './received-outcome.js';
 
 /**
  * The inspector's target for every binding the universal client speaks (gRPC, MCP over Streamable HTTP or stdio,
@@ -113,24 +114,6 @@ function clientOptions(options: TargetCallOptions) {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onPartial ? { onPartial: options.onPartial } : {}),
   };
-}
-
-function toInspectorOutcome(outcome: CallOutcome): InspectorOutcome {
-  switch (outcome.type) {
-    case 'answer':
-      return { type: 'answer', result: outcome.value };
-    case 'elicitation':
-      return {
-        type: 'elicitation',
-        message: outcome.message,
-        requestedSchema: outcome.requestedSchema,
-        ...(outcome.requests ? { requests: outcome.requests } : {}),
-      };
-    default: {
-      const { meta: _meta, ...rest } = outcome;
-      return rest;
-    }
-  }
 }
 
 /** A thrown error as the page shows it: the wire's code where the client kept it, else the error code. */

@@ -4,7 +4,6 @@ import type { RenderedPrompt, WirePrompt } from '../../core/prompts.js';
 import type { WireTool } from '../../core/tool.js';
 import {
   type Exchange,
-  type InspectorOutcome,
   type InspectorTarget,
   MAX_RESPONSE_BYTES,
   type ProtocolError,
@@ -13,6 +12,7 @@ import {
   TargetError,
   type TargetReply,
 } from '../target.js';
+import { liteOutcome } from './received-outcome.js';
 import { readText, type Transport } from './transport.js';
 
 /** Options of the MCP-lite HTTP target. */
@@ -167,7 +167,7 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
         exchange,
       };
     }
-    const outcome = toOutcome(result);
+    const outcome = liteOutcome(result);
     const meta = asObject(result._meta);
     const reply: TargetReply = { outcome, exchange, ...(meta ? { meta } : {}) };
     const wire = asObject(result.elicitation);
@@ -263,59 +263,6 @@ function fromJson(
   if (status >= 400) return { error: { code: status, message: `HTTP ${status}`, status } };
   // A listing (`{ tools }`) is not JSON-RPC: the caller reads it from the exchange.
   return { result: message };
-}
-
-/** The typed outcome of an MCP-lite result object (`_meta.response_type` says which). */
-export function toOutcome(result: Record<string, unknown>): InspectorOutcome {
-  const meta = asObject(result._meta) ?? {};
-  switch (meta.response_type) {
-    case 'failure': {
-      const f = asObject(result.failure) ?? {};
-      return { type: 'failure', ...(f as object), message: String(f.message ?? '') };
-    }
-    case 'promise':
-      return {
-        type: 'promise',
-        token: String(meta.promise_token ?? ''),
-        ...(typeof meta.estimated_completion === 'string'
-          ? { estimatedCompletion: meta.estimated_completion }
-          : {}),
-      };
-    case 'elicitation': {
-      const e = asObject(result.elicitation) ?? {};
-      const requests = asObject(e.requests);
-      return {
-        type: 'elicitation',
-        message: String(e.message ?? ''),
-        requestedSchema: asObject(e.requested_schema) ?? { type: 'object' },
-        ...(requests
-          ? {
-              requests: Object.fromEntries(
-                Object.entries(requests).map(([k, v]) => {
-                  const r = asObject(v) ?? {};
-                  return [
-                    k,
-                    { message: String(r.message ?? ''), requestedSchema: asObject(r.requested_schema) ?? {} },
-                  ];
-                }),
-              ),
-            }
-          : {}),
-      };
-    }
-    case 'request-for-more-resource': {
-      const r = asObject(result.resource_request) ?? {};
-      return {
-        type: 'request-for-more-resource',
-        ...(r as object),
-        resource: String(r.resource ?? ''),
-        requested: Number(r.requested ?? 0),
-        message: String(r.message ?? ''),
-      };
-    }
-    default:
-      return { type: 'answer', result: result.content };
-  }
 }
 
 function asError(value: unknown, status: number): ProtocolError {
