@@ -4,6 +4,7 @@ import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ToolServer } from '../../core/server.js';
+import { DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
 import { reflectionDescriptors, withDescriptors } from './descriptors.js';
 import { MCP_SERVICE_NAME } from './mcp-proto.js';
 import { createMcpGrpcService, type McpGrpcServiceOptions } from './mcp-service.js';
@@ -39,6 +40,14 @@ export interface GrpcListenOptions extends GrpcBindingOptions, Pick<McpGrpcServi
    * flood of sockets cannot run the process out of file descriptors. Default 900. 0 turns the limit off.
    */
   maxConnections?: number;
+  /**
+   * Most calls (HTTP/2 streams) one connection may have open at once, announced to the client in its SETTINGS, so
+   * a client with more to send queues them on its side rather than in this server. Default twice
+   * `maxCallsPerConnection` (512): calls past that bound but within this one are refused at once with
+   * RESOURCE_EXHAUSTED, and a client that ignores the setting has its extra streams refused by HTTP/2 itself.
+   * 0 announces no limit.
+   */
+  maxStreamsPerConnection?: number;
   /** More grpc-js server options (keepalive, concurrency limits, ...); they win over the ones set here. */
   channelOptions?: ChannelOptions;
 }
@@ -74,9 +83,13 @@ export async function listenGrpc(
 ): Promise<GrpcListening> {
   const binding = createGrpcBinding(toolServer, options);
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const maxCalls = options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection;
+  const maxStreams = options.maxStreamsPerConnection ?? 2 * maxCalls;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxRequestBytes ?? max,
     'grpc.max_send_message_length': max,
+    // Without it, one connection can open thousands of calls that each cost the server until answered.
+    ...(maxStreams > 0 ? { 'grpc.max_concurrent_streams': maxStreams } : {}),
     ...options.channelOptions,
   });
   server.addService(binding.service, binding.implementation);
