@@ -272,14 +272,21 @@ export function exitOnSigterm(running, then = async () => {}) {
  * The bare node:http JSON-RPC echo (bench/baseline-http.js), as a load contender: it answers `body`'s arguments
  * as `content`, with no validation, routing or metadata. `headers` are the request's: give it the headers the
  * contender it is compared with receives (MCP's routing headers, say), so that both parse the same request.
+ * `childOptions` are startChild's (an `env`, `nodeOptions`); `name` labels the contender.
  */
-export async function startHttpBaseline(body, headers = JSON_HEADERS) {
+export async function startHttpBaseline(
+  body,
+  headers = JSON_HEADERS,
+  childOptions = {},
+  name = 'node:http baseline',
+) {
   const { child, match } = await startChild(
     [join(ROOT, 'bench/baseline-http.js')],
     /baseline listening on (\S+)/,
+    childOptions,
   );
   return {
-    name: 'node:http baseline',
+    name,
     child,
     url: match,
     headers,
