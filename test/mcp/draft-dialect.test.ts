@@ -118,4 +118,34 @@ describe('the draft-seed dialect', () => {
     });
     await stdioServer.close();
   });
+
+  it('names its operations binding "draft" over a connection, as over Streamable HTTP', async () => {
+    const seen: Array<[string, string]> = [];
+    const server = makeServer({
+      middleware: [
+        (op, next) => {
+          seen.push([op.method, op.caller.binding]);
+          return next();
+        },
+      ],
+    });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const stdio = serveMcpStdio(server, { input, output });
+    const { next } = jsonLines(output);
+    input.write(`${JSON.stringify(INITIALIZE)}\n`);
+    await next((m) => m.id === 1);
+    input.write(`${JSON.stringify(INITIALIZED)}\n`);
+    input.write(`${JSON.stringify(TOOLS_LIST)}\n`);
+    await next((m) => m.id === 2);
+    input.write(`${JSON.stringify(INVOKE)}\n`);
+    expect((await next((m) => m.id === 10)).result.status).toBe('success');
+    expect(seen).toEqual([
+      ['tools/list', 'draft'],
+      ['tools/call', 'draft'],
+    ]);
+    input.end();
+    await stdio.closed;
+    await server.close();
+  });
 });

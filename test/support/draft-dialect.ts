@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { reportProgress } from '../../src/core/notices.js';
-import { createServer, type ToolDefinition, type ToolServer } from '../../src/index.js';
+import { createServer, type Middleware, type ToolDefinition, type ToolServer } from '../../src/index.js';
 import { type RunningServer, serve } from '../../src/node.js';
 
 // The draft's examples, verbatim (sections 3.1, 3.1 step 3, 4.1, 5.1, 7, 8.1, 8.2).
@@ -61,7 +61,7 @@ export const WEATHER_SCHEMA = {
 export const aborted: string[] = [];
 
 /** The draft's example server: get_weather, which for 'Slow' reports progress and runs until aborted. */
-export function makeServer(): ToolServer {
+export function makeServer(options: { middleware?: Middleware[] } = {}): ToolServer {
   const tools: ToolDefinition[] = [
     {
       name: 'get_weather',
@@ -83,7 +83,13 @@ export function makeServer(): ToolServer {
       },
     },
   ];
-  return createServer({ tools, name: 'example-server', version: '1.0.0', promiseStore: false });
+  return createServer({
+    tools,
+    name: 'example-server',
+    version: '1.0.0',
+    promiseStore: false,
+    ...(options.middleware ? { middleware: options.middleware } : {}),
+  });
 }
 
 const ACCEPT = 'application/json, text/event-stream';

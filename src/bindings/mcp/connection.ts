@@ -9,7 +9,7 @@ import {
   openConnection,
 } from '../common/json-rpc-connection.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../common/jsonrpc.js';
-import { DraftDialect, isDraftInitialize } from './draft-dialect/index.js';
+import { bindingOfDialect, DraftDialect, draftCatalogOf, isDraftInitialize } from './draft-dialect/index.js';
 import type { Exchange, ExchangeInit } from './exchange.js';
 import { type Framing, type Inbound, McpLoop, Reply } from './loop.js';
 import type { McpEngine } from './methods.js';
@@ -96,10 +96,7 @@ function mcpProtocol(
 
   function receive(body: unknown): void {
     if (!dialect && !session && isDraftInitialize(body)) {
-      dialect = new DraftDialect({
-        tools: () => server.listTools().tools,
-        resources: () => server.resources.list().map((r) => r.uri),
-      });
+      dialect = new DraftDialect(draftCatalogOf(server));
     }
     if (dialect) {
       const rewritten = dialect.inbound(body);
@@ -155,7 +152,7 @@ function mcpProtocol(
       principal: peer.principal,
       remoteAddress: peer.remoteAddress,
       headers: peer.headers,
-      binding: 'mcp',
+      binding: bindingOfDialect(dialect),
       framing: options.binding,
       signal: link.signal,
       canNotify: true,
@@ -182,7 +179,7 @@ function mcpProtocol(
   /** Who a listen stream's operation is from: the connection's peer. */
   function caller(): CallerSource {
     return {
-      binding: 'mcp',
+      binding: bindingOfDialect(dialect),
       principal: peer.principal,
       remoteAddress: peer.remoteAddress,
       headers: peer.headers,

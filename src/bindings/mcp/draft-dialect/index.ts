@@ -1,4 +1,5 @@
 import { asErrorCode, McpLiteError } from '../../../core/errors.js';
+import type { ToolServer } from '../../../core/server.js';
 import { errorMessage, isValidId } from '../../common/jsonrpc.js';
 import { toMcpError } from '../wire.js';
 import {
@@ -14,6 +15,23 @@ export interface DraftCatalog {
   tools(): ReadonlyArray<{ name: string; description?: string }>;
   /** The resources' URIs. */
   resources(): readonly string[];
+}
+
+/** The catalog a draft client's dialect reads: the server's tools and resource URIs now, on every transport. */
+export function draftCatalogOf(server: ToolServer): DraftCatalog {
+  return {
+    tools: () => server.listTools().tools,
+    resources: () => server.resources.list().map((r) => r.uri),
+  };
+}
+
+/**
+ * The binding name (`op.caller.binding`) of an operation from a client speaking `dialect`: `draft` for the draft
+ * seed's, on Streamable HTTP and on every connection alike, so that a middleware tells them apart the same way
+ * everywhere; `mcp` for MCP's own.
+ */
+export function bindingOfDialect(dialect: Pick<DraftDialect, 'outbound'> | undefined): 'draft' | 'mcp' {
+  return dialect ? 'draft' : 'mcp';
 }
 
 /** What to do with an incoming message of a draft client. */

@@ -4,7 +4,7 @@ import { type MaybePromise, mapMaybe } from '../../../core/maybe-promise.js';
 import type { ToolServer } from '../../../core/server.js';
 import type { SessionDialect } from '../../../core/session-state.js';
 import { accepted, jsonHttpResponse } from '../../common/http-reply.js';
-import { DraftDialect, isDraftInitialize } from '../draft-dialect/index.js';
+import { DraftDialect, draftCatalogOf, isDraftInitialize } from '../draft-dialect/index.js';
 import type { McpSession, SessionHub } from '../sessions.js';
 
 export type { DraftDialect };
@@ -48,10 +48,7 @@ export function draftOverHttp(
   principal: Principal | undefined,
 ) => MaybePromise<NeutralResponse> {
   if (sessions) {
-    const changes = new DraftDialect({
-      tools: () => server.listTools().tools,
-      resources: () => server.resources.list().map((r) => r.uri),
-    });
+    const changes = new DraftDialect(draftCatalogOf(server));
     sessions.dialects.set(DRAFT_SEED, (message) => changes.outbound(message));
   }
   return (session, body, request, principal) => {

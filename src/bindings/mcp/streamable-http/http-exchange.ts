@@ -6,6 +6,7 @@ import { randomId } from '../../../core/random-id.js';
 import { unrefTimer } from '../../../core/timers.js';
 import { JSON_HEADERS } from '../../common/http-reply.js';
 import { OutboundStream, SSE_KEEP_ALIVE, sseEvent } from '../../common/outbound-stream.js';
+import { bindingOfDialect } from '../draft-dialect/index.js';
 import type { Exchange, ExchangeInit } from '../exchange.js';
 import type { ServerRequests } from '../server-requests.js';
 import type { McpSession } from '../sessions.js';
@@ -89,7 +90,7 @@ export class HttpExchange implements Exchange {
 
   /** A draft-dialect session's requests are the draft binding's; the rest are MCP's. */
   get binding(): BindingName {
-    return this.dialect ? 'draft' : 'mcp';
+    return bindingOfDialect(this.dialect);
   }
 
   notify(message: Record<string, unknown>): Promise<void> {

@@ -9,6 +9,7 @@ import { accepted, JSON_HEADERS, jsonHttpResponse, SSE_HEADERS } from '../../com
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
 import { idOf, isObject, type JsonRpcId, type JsonRpcRequest } from '../../common/jsonrpc.js';
 import type { StreamBoundOptions } from '../../common/outbound-stream.js';
+import { bindingOfDialect } from '../draft-dialect/index.js';
 import { type Framing, type Inbound, McpLoop, Reply } from '../loop.js';
 import type { McpEngine } from '../methods.js';
 import { honouredFilter } from '../notifier.js';
@@ -93,7 +94,7 @@ export function createMcpBinding(server: ToolServer, options: McpBindingOptions 
     checkStateless: (m, i) => routing.check(i.request.headers, m),
     listen,
     caller: (i) => ({
-      binding: i.dialect ? 'draft' : 'mcp',
+      binding: bindingOfDialect(i.dialect),
       principal: i.principal,
       headers: i.request.headers,
       get remoteAddress() {
