@@ -17,6 +17,7 @@ import { listPrompts, renderPrompt } from '../common/prompts.js';
 import { awaitPromised } from '../mcp/inline-wait.js';
 import { toolErrorOrThrow } from '../mcp/tool-call.js';
 import { toCallToolResult, toMcpTool } from '../mcp/wire.js';
+import { CallLife } from './call-life.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
 import { defaultMcpProtoPath, loadMcpProto } from './mcp-proto.js';
 import {
@@ -33,7 +34,7 @@ import {
   toTool,
 } from './mcp-wire.js';
 import { isMalformed, rejectionOf } from './proto.js';
-import { CallLife, type GrpcBindingOptions } from './service.js';
+import type { GrpcBindingOptions } from './service.js';
 import { fromStruct, type StructObject } from './struct.js';
 import { DEFAULT_STRUCT_LIMITS } from './struct-bounds.js';
 import { toGrpcError } from './wire.js';
