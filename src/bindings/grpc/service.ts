@@ -6,29 +6,20 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
-import type { RequestTarget } from '../../core/auth.js';
-import type { ElicitationReply } from '../../core/elicitations.js';
-import { McpLiteError } from '../../core/errors.js';
-import { LazyAbort } from '../../core/lazy-abort.js';
+import type { Principal } from '../../core/auth.js';
 import { type MaybePromise, mapMaybe } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
-import { BindingCall, BindingCaller, type CallSource } from '../common/binding-call.js';
-import { elicitationReplyOf, invalidElicitation } from '../common/elicitation.js';
 import { errorExit } from '../common/error-exit.js';
-import { listPrompts, renderPrompt } from '../common/prompts.js';
+import { type AnyCall, CallLife, MetadataSource } from './call-life.js';
 import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
+import { BINDING, GrpcMethods } from './methods.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
-import { fromStruct, type StructObject } from './struct.js';
 import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
 import {
   type GrpcStatusError,
-  SESSION_METADATA_KEY,
   sessionTrailer,
   toGrpcError,
-  toGrpcPrompt,
-  toGrpcPromptResponse,
-  toGrpcTool,
   toPartialResponse,
   toToolResponse,
   type WireGrpcTool,
@@ -62,28 +53,15 @@ export interface GrpcBinding {
   packageDefinition: PackageDefinition;
 }
 
-/** mcplite.ToolRequest as the loader decodes it. */
-interface RawToolRequest {
-  name?: string;
-  arguments?: StructObject | null;
-  elicitation?: { state?: string; answers?: StructObject | null; action?: string } | null;
-}
-
-type AnyCall = ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>;
-
 const DONE = Promise.resolve();
-// grpc-js ends the call itself when the deadline passes and reports that as a cancel a moment later.
-const DEADLINE_SLACK_MS = 20;
 
 /**
  * The MCP-lite gRPC binding (spec section 5): service mcplite.MCPLite with GetTools, CallTool (every outcome;
  * promises are redeemed through CallTool with the name "redeem") and CallToolStream (partials, then a final
  * message with meta). Protocol errors are gRPC statuses (`GRPC_STATUS`) with a google.rpc.Status in the
- * details. Wire form: docs/grpc.md.
+ * details. Wire form: docs/grpc.md. This file is the grpc-js framing (registration, metadata, deadlines, the
+ * in-flight bounds, streams); the methods are `methods.ts`.
  */
-/** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
-const BINDING = 'grpc';
-
 export function createGrpcBinding(server: ToolServer, options: GrpcBindingOptions = {}): GrpcBinding {
   const loaded = loadMcpLiteProto(options.protoPath);
   const { packageDefinition } = loaded;
@@ -93,7 +71,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
     maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
   });
-  let listing: { version: number; tools: WireGrpcTool[] } | undefined;
+  const methods = new GrpcMethods(server);
 
   /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
   function statusOf(err: unknown): GrpcStatusError {
@@ -104,18 +82,6 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   function principalOf(source: MetadataSource) {
     // A server without a hook never builds the metadata's record for it.
     return server.authenticate ? server.authenticateCaller(source.headers, source.target) : undefined;
-  }
-
-  function toolsList(caller: BindingCaller): MaybePromise<{ tools: WireGrpcTool[] }> {
-    const catalog = server.listTools();
-    return mapMaybe(server.listToolsFor(caller), (current) => {
-      // The catalog's own listing is converted once per version; a middleware's listing per request.
-      if (current !== catalog) return { tools: current.tools.map(toGrpcTool) };
-      if (listing?.version !== current.version) {
-        listing = { version: current.version, tools: current.tools.map(toGrpcTool) };
-      }
-      return { tools: listing.tools };
-    });
   }
 
   /**
@@ -131,20 +97,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     const pending = principalOf(life);
     const principal = pending instanceof Promise ? await pending : pending;
     life.hold(calls.enterCaller(server.callerKey({ principal, remoteAddress: life.remoteAddress })));
-    const { name, args, elicitation } = readToolRequest(call.request as RawToolRequest);
-    // A call whose deadline passed on the way (or while authenticating) is answered without running the tool.
-    if (life.abort.aborted) throw life.abort.reason;
-    const request = new BindingCall({
-      name,
-      arguments: args,
-      principal,
-      signalSource: life,
-      onPartial,
-      elicitation,
-      binding: BINDING,
-    });
-    request.session = life.headers?.[SESSION_METADATA_KEY];
-    return server.callTool(request);
+    return methods.callTool(call.request, life, principal, onPartial);
   }
 
   const implementation: UntypedServiceImplementation = {
@@ -156,9 +109,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
       const source = new MetadataSource(call);
       let tools: MaybePromise<{ tools: WireGrpcTool[] }>;
       try {
-        tools = mapMaybe(principalOf(source), (principal) =>
-          toolsList(new BindingCaller(BINDING, source, principal)),
-        );
+        tools = mapMaybe(principalOf(source), (principal) => methods.getTools(source, principal));
       } catch (err) {
         callback(statusOf(err));
         return;
@@ -234,21 +185,21 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   };
 
   /**
-   * A prompt RPC (spec 8.1's GetPrompts, and GetPrompt): authenticated like the others, its caller walks the
-   * chain (common/prompts.ts); the call's life gives the prompt handler its signal.
+   * A prompt RPC (GetPrompts, GetPrompt): the request checked and authenticated like the others, answered by
+   * its method (`methods.ts`).
    */
   function answerPrompt(
     call: ServerUnaryCall<unknown, unknown>,
     callback: sendUnaryData<unknown>,
     type: string,
-    answer: (caller: BindingCaller, life: CallLife) => MaybePromise<unknown>,
+    answer: (life: CallLife, principal: Principal | undefined) => MaybePromise<unknown>,
   ): void {
     if (isMalformed(call.request)) {
       callback(statusOf(rejectionOf(call.request, type)));
       return;
     }
     const life = new CallLife(call);
-    const reply = async () => answer(new BindingCaller(BINDING, life, await principalOf(life)), life);
+    const reply = async () => answer(life, await principalOf(life));
     reply().then(
       (r) => {
         life.dispose();
@@ -261,143 +212,11 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
     );
   }
   implementation.GetPrompts = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
-    answerPrompt(call, callback, 'mcplite.Empty', (caller) =>
-      mapMaybe(listPrompts(server, caller), (prompts) => ({ prompts: prompts.map(toGrpcPrompt) })),
-    );
+    answerPrompt(call, callback, 'mcplite.Empty', (life, principal) => methods.getPrompts(life, principal));
   implementation.GetPrompt = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) =>
-    answerPrompt(call, callback, 'mcplite.PromptRequest', (caller, life) => {
-      const r = call.request as { name?: string; arguments?: Record<string, string> | null };
-      return mapMaybe(
-        renderPrompt(server, caller, r.name, r.arguments ?? {}, life.signal),
-        toGrpcPromptResponse,
-      );
-    });
+    answerPrompt(call, callback, 'mcplite.PromptRequest', (life, principal) =>
+      methods.getPrompt(call.request, life, principal),
+    );
 
   return { service, implementation, packageDefinition };
-}
-
-/** What core needs of a ToolRequest. proto3 cannot tell an empty name from a missing one: both are invalid. */
-function readToolRequest(raw: RawToolRequest): {
-  name: string;
-  args: unknown;
-  elicitation: ElicitationReply | undefined;
-} {
-  if (isMalformed(raw)) throw rejectionOf(raw, 'mcplite.ToolRequest');
-  const name = raw.name;
-  if (!name) {
-    throw new McpLiteError('invalid_params', 'Invalid params: "name" must be a string', {
-      errors: [{ field: 'name', message: 'is required and must be a string' }],
-    });
-  }
-  const e = raw.elicitation;
-  return {
-    name,
-    args: raw.arguments ? fromStruct(raw.arguments) : undefined,
-    elicitation: e
-      ? elicitationReplyOf(
-          { state: e.state ?? '', answers: fromStruct(e.answers), action: e.action || undefined },
-          invalidElicitation,
-        )
-      : undefined,
-  };
-}
-
-/** A call's metadata and peer, read on first use: the caller of a GetTools listing, and the base of `CallLife`. */
-export class MetadataSource {
-  private headersOnce: Readonly<Record<string, string | undefined>> | undefined;
-  private peerOnce: string | undefined;
-
-  constructor(protected readonly call: AnyCall) {}
-
-  /** grpc-js's peer string, "address:port": one per open connection, which is how a connection is told apart. */
-  get peer(): string {
-    this.peerOnce ??= this.call.getPeer();
-    return this.peerOnce;
-  }
-
-  get remoteAddress(): string | undefined {
-    return peerAddress(this.peer);
-  }
-
-  /** The call as the HTTP/2 request it is (POST to the method's path), which a DPoP proof in `dpop` binds. */
-  get target(): RequestTarget {
-    return { method: 'POST', path: this.call.getPath(), authority: this.call.getHost() };
-  }
-
-  /** The call's metadata as headers (`ctx.headers`, `op.caller.headers`), read on first use. */
-  get headers(): Readonly<Record<string, string | undefined>> {
-    this.headersOnce ??= metadataHeaders(this.call);
-    return this.headersOnce;
-  }
-}
-
-/**
- * One call's life: `abort` fires when the client cancels or hangs up, or its deadline passes (the reason says
- * which), so the handler's `ctx.signal` stops the work; that AbortSignal is made only when read (`LazyAbort`).
- * `dispose` stops listening once the call has ended, because grpc-js reports every finished call as "cancelled"
- * too, and gives back the call's in-flight slots. It is the call's `CallSource` (the peer address).
- */
-export class CallLife extends MetadataSource implements CallSource {
-  readonly abort = new LazyAbort();
-  /** The client's deadline, in epoch milliseconds (Infinity without one). */
-  readonly deadline: number;
-  private readonly onCancelled: () => void;
-  private readonly releases: Array<() => void> = [];
-
-  constructor(call: AnyCall) {
-    super(call);
-    const raw = call.getDeadline();
-    const deadline = raw instanceof Date ? raw.getTime() : raw;
-    this.deadline = deadline;
-    this.onCancelled = () => {
-      const late = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
-      this.abort.abort(
-        late
-          ? new McpLiteError('deadline_exceeded', "The client's deadline passed")
-          : new McpLiteError('cancelled', 'The client cancelled the call'),
-      );
-    };
-    // grpc-js reports a deadline that passed before the handler started only later (as a cancel), after the tool
-    // would have run: the deadline itself is what says the call is already over.
-    if (call.cancelled || (Number.isFinite(deadline) && Date.now() >= deadline)) this.onCancelled();
-    else call.once('cancelled', this.onCancelled);
-  }
-
-  get signal(): AbortSignal {
-    return this.abort.signal;
-  }
-
-  /** Keeps a counted slot (`CallsInFlight`) until the call ends. */
-  hold(release: () => void): void {
-    this.releases.push(release);
-  }
-
-  dispose(): void {
-    this.call.off('cancelled', this.onCancelled);
-    for (const release of this.releases) release();
-  }
-}
-
-/** gRPC metadata as headers: text entries by their (lower-case) key; binary (`-bin`) entries are left out. */
-function metadataHeaders(call: AnyCall): Record<string, string | undefined> {
-  const headers: Record<string, string | undefined> = {};
-  const map = call.metadata.getMap();
-  for (const key of Object.keys(map)) {
-    const v = map[key];
-    if (typeof v === 'string') headers[key] = v;
-  }
-  // getMap keeps the first of repeated entries; repeated DPoP proofs are joined as HTTP joins repeated headers, so
-  // core refuses them as it does there (exactly one proof per request).
-  const proofs = call.metadata.get('dpop');
-  if (proofs.length > 1) headers.dpop = proofs.map(String).join(', ');
-  return headers;
-}
-
-/** The address part of a grpc-js peer string ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "127.0.0.1:5000"). */
-function peerAddress(peer: string): string | undefined {
-  const bare = peer.replace(/^ipv[46]:/, '');
-  const bracketed = /^\[([^\]]+)\]/.exec(bare);
-  if (bracketed) return bracketed[1];
-  const colon = bare.lastIndexOf(':');
-  return colon > 0 ? bare.slice(0, colon) : bare || undefined;
 }

@@ -1,22 +1,18 @@
 import type { Principal } from '../../core/auth.js';
-import type { CallRequest } from '../../core/call-request.js';
-import type { Listing } from '../../core/catalog.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { NeutralHandler, NeutralRequest, NeutralResponse } from '../../core/http.js';
 import type { MaybePromise } from '../../core/maybe-promise.js';
 import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
-import { closestName } from '../../core/suggest.js';
-import { REDEEM_TOOL } from '../../core/system-tools.js';
-import { SEMVER, type Webtool, type WebtoolActionEntry, type WebtoolVersion } from '../../core/webtools.js';
+import type { Webtool, WebtoolVersion } from '../../core/webtools.js';
 import { admitThen } from '../common/admit.js';
-import { BindingCall, BindingCaller } from '../common/binding-call.js';
-import { elicitationReplyOf } from '../common/elicitation.js';
+import { echoName } from '../common/echo.js';
 import { errorExit } from '../common/error-exit.js';
 import { errorHeaders, jsonHttpResponse, wantsEventStream } from '../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../common/json-body.js';
 import { type StreamBoundOptions, sseEvent } from '../common/outbound-stream.js';
 import { type FinalEvents, streamCall } from '../mcp-lite/http/sse.js';
+import { BINDING, findVersion, findWebtool, metadataJson, redeemCall, toCall } from './methods.js';
 import { errorEnvelope, toWebtoolsReply, webtoolsErrorOf } from './wire.js';
 
 /** Options of the Webtools binding. */
@@ -28,9 +24,6 @@ export interface WebtoolsBindingOptions extends StreamBoundOptions {
   /** Idle time after which an SSE stream gets a `heartbeat` event, in ms. Default 15 000. */
   heartbeatMs?: number;
 }
-
-const MAX_SESSION_ID = 256;
-const MAX_ECHO = 128;
 
 /**
  * The Webtools binding (Webtools spec): at `<basePath><name>/`, GET answers the latest metadata, GET `<version>`
@@ -69,7 +62,7 @@ export function createWebtoolsBinding(
       const rest = request.path.length > base.length ? request.path.slice(base.length) : '';
       const parts = rest.endsWith('/') ? rest.slice(0, -1).split('/') : rest.split('/');
       if (rest === '') return Promise.resolve(onlyGet(request) ?? index());
-      const webtool = findWebtool(decodeSegment(parts[0]!));
+      const webtool = findWebtool(server, decodeSegment(parts[0]!));
       if (parts.length === 1) {
         if (request.method === 'POST') return execute(request, webtool, principal);
         return Promise.resolve(onlyGet(request, 'GET, POST') ?? metadata(webtool.latest, request, principal));
@@ -84,7 +77,7 @@ export function createWebtoolsBinding(
         if (refused) return Promise.resolve(refused);
         return redeem(request, webtool, decodeSegment(parts[2]!), principal);
       }
-      throw new McpLiteError('method_not_found', `Not found: ${truncate(request.path)}`);
+      throw new McpLiteError('method_not_found', `Not found: ${echoName(request.path)}`);
     } catch (err) {
       return Promise.resolve(failWithAny(err));
     }
@@ -95,47 +88,14 @@ export function createWebtoolsBinding(
     return jsonHttpResponse(200, JSON.stringify({ webtools }));
   }
 
-  /**
-   * GET metadata: the version's `tools/list`. Without user middleware its JSON made once; with it, the actions the
-   * chain's listing keeps (a `visibleTools` stage hides an action from the callers it hides the tool from).
-   */
+  /** GET metadata as the HTTP reply (methods.ts `metadataJson`). */
   function metadata(
     version: WebtoolVersion,
     request: NeutralRequest,
     principal: Principal | undefined,
   ): MaybePromise<NeutralResponse> {
-    if (!server.pipeline.seesEveryOperation) return jsonHttpResponse(200, version.metadataJson);
-    const listing = server.listToolsFor(new BindingCaller(BINDING, request, principal));
-    const answer = (l: Listing) => {
-      const listed = new Set(l.tools.map((t) => t.name));
-      const all = JSON.parse(version.metadataJson) as { actions: Array<{ name: string }> };
-      all.actions = all.actions.filter((a) => listed.has(a.name));
-      return jsonHttpResponse(200, JSON.stringify(all));
-    };
-    return listing instanceof Promise ? listing.then(answer, failWithAny) : answer(listing);
-  }
-
-  function findWebtool(name: string): Webtool {
-    const webtool = server.webtools.get(name);
-    if (webtool) return webtool;
-    throw new McpLiteError('webtool_not_found', `Webtool not found: ${truncate(name)}`, {
-      available_webtools: server.webtools.names(),
-    });
-  }
-
-  function findVersion(webtool: Webtool, version: unknown): WebtoolVersion {
-    if (typeof version !== 'string' || !SEMVER.test(version)) {
-      throw new McpLiteError(
-        'invalid_params',
-        `Invalid 'version': must be a semantic version such as "1.0.0"`,
-        { errors: [{ field: 'version', message: 'must be a semantic version (MAJOR.MINOR.PATCH)' }] },
-      );
-    }
-    const found = webtool.versions.get(version);
-    if (found) return found;
-    throw new McpLiteError('webtool_not_found', `Version ${version} of webtool ${webtool.name} not found`, {
-      available_versions: [...webtool.versions.keys()],
-    });
+    const json = metadataJson(server, version, request, principal);
+    return json instanceof Promise ? json.then(metadataReply, failWithAny) : metadataReply(json);
   }
 
   /** POST: checks the headers, reads the body, runs the action; synchronous after the read when the tool is. */
@@ -175,9 +135,7 @@ export function createWebtoolsBinding(
     token: string,
     principal: Principal | undefined,
   ): Promise<NeutralResponse> {
-    const entry = webtool.latest.actions.get(REDEEM_TOOL);
-    if (!entry) throw new McpLiteError('method_not_found', 'This server keeps no promises');
-    const call = webtoolCall(entry, { promise: token }, request, principal, undefined, undefined);
+    const call = redeemCall(webtool, token, request, principal);
     return server.callTool(call).then(reply, failWithAny);
   }
 
@@ -191,102 +149,16 @@ export function createWebtoolsBinding(
   }
 }
 
-/** The binding's one name (`op.caller.binding`, `ctx.binding`, logs, metrics). */
-const BINDING = 'webtools';
-
-/**
- * The POST body as a core call: `{sessionId?, version?, action, config?, request, elicitation?}` checked field by
- * field (SCHEMA_ERROR naming the field), the version found (WEBTOOL_NOT_FOUND), the action looked up in that
- * version (ACTION_NOT_FOUND), the config merged and checked (CONFIG_ERROR).
- */
-function toCall(
-  body: unknown,
-  webtool: Webtool,
-  request: NeutralRequest,
-  principal: Principal | undefined,
-): BindingCall {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw schemaError('body', 'must be an object { action, request, version?, config?, sessionId? }');
-  }
-  const b = body as Record<string, unknown>;
-  if (typeof b.action !== 'string' || b.action.length === 0) {
-    throw schemaError('action', 'is required and must be a non-empty string');
-  }
-  if (b.sessionId !== undefined && (typeof b.sessionId !== 'string' || b.sessionId.length > MAX_SESSION_ID)) {
-    throw schemaError('sessionId', `must be a string of at most ${MAX_SESSION_ID} characters`);
-  }
-  let version = webtool.latest;
-  if (b.version !== undefined) {
-    if (typeof b.version !== 'string' || !SEMVER.test(b.version)) {
-      throw schemaError('version', 'must be a semantic version such as "1.0.0"');
-    }
-    const pinned = webtool.versions.get(b.version);
-    if (!pinned) {
-      throw new McpLiteError(
-        'webtool_not_found',
-        `Version ${b.version} of webtool ${webtool.name} not found`,
-        { available_versions: [...webtool.versions.keys()] },
-      );
-    }
-    version = pinned;
-  }
-  const entry = version.actions.get(b.action);
-  if (!entry) {
-    const available = [...version.actions.keys()];
-    const suggestion = b.action.length <= MAX_ECHO ? closestName(b.action, available) : undefined;
-    throw new McpLiteError('tool_not_found', `Action not found: ${truncate(b.action)}`, {
-      requested_action: truncate(b.action),
-      available_actions: available,
-      ...(suggestion ? { suggestion: `Did you mean '${suggestion}'?` } : {}),
-    });
-  }
-  if (
-    b.request !== undefined &&
-    (typeof b.request !== 'object' || b.request === null || Array.isArray(b.request))
-  ) {
-    throw schemaError('request', 'must be an object');
-  }
-  const elicitation: CallRequest['elicitation'] =
-    b.elicitation === undefined
-      ? undefined
-      : elicitationReplyOf(b.elicitation, (why) => schemaError('elicitation', why));
-  return webtoolCall(entry, b.request, request, principal, version.config(b.config), elicitation);
-}
-
-/** One execution as core takes it: the bindings' one request class, with the action's own tool and config. */
-function webtoolCall(
-  entry: WebtoolActionEntry,
-  args: unknown,
-  request: NeutralRequest,
-  principal: Principal | undefined,
-  config: Readonly<Record<string, unknown>> | undefined,
-  elicitation: CallRequest['elicitation'],
-): BindingCall {
-  const name = entry.metadata.name;
-  return new BindingCall({
-    name,
-    arguments: args,
-    principal,
-    signalSource: request,
-    elicitation,
-    binding: BINDING,
-    config,
-    action: entry.tool,
-  });
-}
-
 /** GET only (405 with Allow otherwise); undefined when the method is fine. */
 function onlyGet(request: NeutralRequest, allow = 'GET'): NeutralResponse | undefined {
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-  return fail(new McpLiteError('method_not_allowed', `Method ${truncate(request.method)} not allowed`), {
+  return fail(new McpLiteError('method_not_allowed', `Method ${echoName(request.method)} not allowed`), {
     allow,
   });
 }
 
-function schemaError(field: string, message: string): McpLiteError {
-  return new McpLiteError('invalid_request', `Invalid request: '${field}' ${message}`, {
-    errors: [{ field, message }],
-  });
+function metadataReply(json: string): NeutralResponse {
+  return jsonHttpResponse(200, json);
 }
 
 function fail(err: McpLiteError, extraHeaders?: Record<string, string>): NeutralResponse {
@@ -299,10 +171,6 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new McpLiteError('method_not_found', 'Not found: the path is not valid percent-encoding');
   }
-}
-
-function truncate(s: string): string {
-  return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s;
 }
 
 function normaliseBase(base: string): string {
