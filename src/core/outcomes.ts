@@ -16,7 +16,7 @@ export const RESPONSE_TYPES = [
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /**
- * An outcome kind read from a wire (`_meta.response_type`, a Webtools status): the kind when it is one of the five,
+ * An outcome kind read from a wire (`_meta.response_type` of a JSON result): the kind when it is one of the five,
  * else undefined, so that a receiver refuses a kind it does not know instead of taking it for another.
  */
 export function responseTypeOf(value: unknown): ResponseType | undefined {
