@@ -46,16 +46,9 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
   const bounds = { ...pick(defaults), ...pick(entry) };
   const label = labelOf(entry);
   if (entry.kind === 'openapi') return openApiSource(entry, defaults, bounds, label);
+  // A registry entry kept as a file is found from the config file's directory, as an OpenAPI document is.
   const target =
-    entry.kind === 'stdio'
-      ? commandLine(entry.command, entry.args)
-      : entry.kind === 'remote'
-        ? entry.url
-        : entry.kind === 'card'
-          ? entry.card
-          : entry.kind === 'registry'
-            ? registryLocation(entry.registry, defaults.baseDir)
-            : entry.target;
+    entry.kind === 'registry' ? fromConfigDir(entry.registry, defaults.baseDir) : locationOf(entry);
   const connect: ConnectOptions = {
     ...(entry.kind === 'stdio'
       ? {
@@ -121,24 +114,30 @@ export function entrySource(entry: GatewayEntry, defaults: EntryDefaults): ToolS
 
 /** The entry as errors, `/readyz` and the log show it: never a header, an env value or a URL's query. */
 function labelOf(entry: GatewayEntry): string {
-  const where =
-    entry.kind === 'stdio'
-      ? upstreamLabel(commandLine(entry.command, entry.args))
-      : entry.kind === 'remote'
-        ? upstreamLabel(entry.url)
-        : entry.kind === 'card'
-          ? upstreamLabel(entry.card)
-          : entry.kind === 'registry'
-            ? upstreamLabel(entry.registry)
-            : entry.kind === 'target'
-              ? upstreamLabel(entry.target)
-              : upstreamLabel(entry.openapi);
-  return `${entry.name} (${where})`;
+  return `${entry.name} (${upstreamLabel(locationOf(entry))})`;
 }
 
-/** A registry entry's URL as it is, its path against the config file's directory. */
-function registryLocation(registry: string, baseDir: string): string {
-  return /^https?:\/\//i.test(registry) || isAbsolute(registry) ? registry : resolve(baseDir, registry);
+/** Where an entry's server is, as the config names it (a stdio entry: its command line). */
+function locationOf(entry: GatewayEntry): string {
+  switch (entry.kind) {
+    case 'stdio':
+      return commandLine(entry.command, entry.args);
+    case 'remote':
+      return entry.url;
+    case 'card':
+      return entry.card;
+    case 'registry':
+      return entry.registry;
+    case 'target':
+      return entry.target;
+    case 'openapi':
+      return entry.openapi;
+  }
+}
+
+/** A document the config names: a URL or an absolute path as it is, a relative path against the config's directory. */
+function fromConfigDir(location: string, baseDir: string): string {
+  return /^https?:\/\//i.test(location) || isAbsolute(location) ? location : resolve(baseDir, location);
 }
 
 function pick(b: EntryBounds): EntryBounds {
@@ -155,8 +154,7 @@ function openApiSource(
   label: string,
 ): ToolSource {
   const fromUrl = /^https?:\/\//i.test(entry.openapi);
-  const document =
-    fromUrl || isAbsolute(entry.openapi) ? entry.openapi : resolve(defaults.baseDir, entry.openapi);
+  const document = fromConfigDir(entry.openapi, defaults.baseDir);
   let tools: Promise<ReturnType<typeof transformTools>> | undefined;
   const prefix = prefixOf(entry.name);
   return {
