@@ -15,10 +15,18 @@ export interface GrpcInFlightLimits {
 }
 
 /** The defaults of `GrpcInFlightLimits`. */
-export const DEFAULT_IN_FLIGHT_LIMITS: GrpcInFlightLimits = {
+const DEFAULT_IN_FLIGHT_LIMITS: GrpcInFlightLimits = {
   maxCallsPerConnection: 256,
   maxCallsPerCaller: 1024,
 };
+
+/** The bounds `options` sets, with the defaults for those it leaves out. */
+export function inFlightLimitsOf(options: Partial<GrpcInFlightLimits>): GrpcInFlightLimits {
+  return {
+    maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
+    maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
+  };
+}
 
 /**
  * The gRPC binding's count of calls running per connection and per caller. A held call costs its waits, buffers

@@ -4,7 +4,7 @@ import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ToolServer } from '../../core/server.js';
-import { DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
+import { inFlightLimitsOf } from './calls-in-flight.js';
 import { reflectionDescriptors, withDescriptors } from './descriptors.js';
 import { MCP_SERVICE_NAME } from './mcp-proto.js';
 import { createMcpGrpcService, type McpGrpcServiceOptions } from './mcp-service.js';
@@ -83,8 +83,7 @@ export async function listenGrpc(
 ): Promise<GrpcListening> {
   const binding = createGrpcBinding(toolServer, options);
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const maxCalls = options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection;
-  const maxStreams = options.maxStreamsPerConnection ?? 2 * maxCalls;
+  const maxStreams = options.maxStreamsPerConnection ?? 2 * inFlightLimitsOf(options).maxCallsPerConnection;
   const server = new Server({
     'grpc.max_receive_message_length': options.maxRequestBytes ?? max,
     'grpc.max_send_message_length': max,

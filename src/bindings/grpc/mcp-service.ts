@@ -8,7 +8,7 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import type { ToolServer } from '../../core/server.js';
 import { errorExit } from '../common/error-exit.js';
 import { CallLife } from './call-life.js';
-import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS } from './calls-in-flight.js';
+import { CallsInFlight, inFlightLimitsOf } from './calls-in-flight.js';
 import { BINDING, createMcpGrpcMethods, type McpGrpcRpc } from './mcp-methods.js';
 import { defaultMcpProtoPath, loadMcpProto } from './mcp-proto.js';
 import { isMalformed, rejectionOf } from './proto.js';
@@ -50,10 +50,7 @@ export function createMcpGrpcService(
     ...options.structLimits,
   });
   const log = server.logger.child({ binding: BINDING });
-  const calls = new CallsInFlight({
-    maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
-    maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
-  });
+  const calls = new CallsInFlight(inFlightLimitsOf(options));
   const methods = createMcpGrpcMethods(server);
 
   /** Counts the call against its connection's and caller's bounds, authenticates it, then runs it. */

@@ -12,7 +12,7 @@ import type { CallResult } from '../../core/outcomes.js';
 import type { ToolServer } from '../../core/server.js';
 import { errorExit } from '../common/error-exit.js';
 import { type AnyCall, CallLife, MetadataSource } from './call-life.js';
-import { CallsInFlight, DEFAULT_IN_FLIGHT_LIMITS, type GrpcInFlightLimits } from './calls-in-flight.js';
+import { CallsInFlight, type GrpcInFlightLimits, inFlightLimitsOf } from './calls-in-flight.js';
 import { BINDING, GrpcMethods } from './methods.js';
 import { boundedService, isMalformed, loadMcpLiteProto, rejectionOf } from './proto.js';
 import { DEFAULT_STRUCT_LIMITS, type StructLimits } from './struct-bounds.js';
@@ -67,10 +67,7 @@ export function createGrpcBinding(server: ToolServer, options: GrpcBindingOption
   const { packageDefinition } = loaded;
   const service = boundedService(loaded.service, { ...DEFAULT_STRUCT_LIMITS, ...options.structLimits });
   const log = server.logger.child({ binding: BINDING });
-  const calls = new CallsInFlight({
-    maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerConnection,
-    maxCallsPerCaller: options.maxCallsPerCaller ?? DEFAULT_IN_FLIGHT_LIMITS.maxCallsPerCaller,
-  });
+  const calls = new CallsInFlight(inFlightLimitsOf(options));
   const methods = new GrpcMethods(server);
 
   /** Maps a throwable to a status; internal errors are logged with their cause and sent bare. */
