@@ -1,7 +1,6 @@
 import { SERVER_CARD_TYPE } from '../core/discovery/server-card.js';
 import { SERVER_CARD_SCHEMA } from '../core/discovery/server-card-schema.js';
 import { McpLiteError } from '../core/errors.js';
-import { compileValidator, type Validator } from '../core/schema.js';
 import { type DocumentKind, readDiscoveryDocument } from './discovery-document.js';
 
 /**
@@ -18,14 +17,9 @@ const CARD: DocumentKind = {
   mediaTypes: [SERVER_CARD_TYPE],
   maxBytes: 256 * 1024,
   timeoutMs: 15_000,
-  // Compiled on first use: most clients never read a card.
-  validator: () =>
-    (cardValidator ??= compileValidator(
-      { ...SERVER_CARD_SCHEMA, $ref: '#/$defs/ServerCard' },
-      'the Server Card schema',
-    )),
+  schema: { ...SERVER_CARD_SCHEMA, $ref: '#/$defs/ServerCard' },
+  schemaName: 'the Server Card schema',
 };
-let cardValidator: Validator | undefined;
 
 /** Whether `target` names a Server Card rather than an endpoint. */
 export function isCardTarget(target: string): boolean {

@@ -1,6 +1,6 @@
 import { McpLiteError } from '../core/errors.js';
 import { documentTooLarge, readBoundedJson } from '../core/read-bounded.js';
-import type { Validator } from '../core/schema.js';
+import { compileValidator, type JsonSchema, type Validator } from '../core/schema.js';
 
 /**
  * The one reader of the documents a connection can start from (a Server Card, a registry `server.json`): read
@@ -19,8 +19,22 @@ export interface DocumentKind {
   maxBytes: number;
   /** Longest wait for it, in milliseconds. */
   timeoutMs: number;
-  /** Its schema's check; throws the schema's problems. */
-  validator: () => Validator;
+  /** Its schema, compiled at the first document of the kind read (most clients never read one). */
+  schema: JsonSchema;
+  /** The schema's name in a definition error. */
+  schemaName: string;
+}
+
+/** Each kind's compiled schema, made on first use. */
+const validators = new WeakMap<DocumentKind, Validator>();
+
+function validatorOf(kind: DocumentKind): Validator {
+  let validator = validators.get(kind);
+  if (!validator) {
+    validator = compileValidator(kind.schema, kind.schemaName);
+    validators.set(kind, validator);
+  }
+  return validator;
 }
 
 /**
@@ -36,7 +50,7 @@ export async function readDiscoveryDocument(
     ? await fetchDocument(source, kind, signal)
     : await readDocumentFile(source, kind);
   try {
-    kind.validator()(document, kind.what);
+    validatorOf(kind)(document, kind.what);
   } catch (err) {
     throw new McpLiteError(
       'invalid_params',

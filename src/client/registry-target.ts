@@ -1,6 +1,5 @@
 import { REGISTRY_SERVER_SCHEMA } from '../core/discovery/registry-server-schema.js';
 import { McpLiteError } from '../core/errors.js';
-import { compileValidator, type Validator } from '../core/schema.js';
 import { type DocumentKind, readDiscoveryDocument } from './discovery-document.js';
 
 /**
@@ -43,11 +42,9 @@ const ENTRY: DocumentKind = {
   mediaTypes: [],
   maxBytes: 256 * 1024,
   timeoutMs: 15_000,
-  // Compiled on first use: most clients never read a registry entry.
-  validator: () =>
-    (entryValidator ??= compileValidator(REGISTRY_SERVER_SCHEMA, 'the registry server.json schema')),
+  schema: REGISTRY_SERVER_SCHEMA,
+  schemaName: 'the registry server.json schema',
 };
-let entryValidator: Validator | undefined;
 
 /**
  * Whether `target` names a registry entry: an http(s) URL or a local path (no spaces, so never a command line)
