@@ -9,8 +9,6 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { SERVER_CARD_SCHEMA } from '../../src/core/discovery/server-card-schema.js';
@@ -18,7 +16,7 @@ import { createServer, defineTool } from '../../src/index.js';
 import { type RunningServer, serve } from '../../src/node.js';
 import { connectRefusal } from '../support/connect-refusal.js';
 import { cardErrors, DISCOVERY_SPEC } from '../support/discovery-schemas.js';
-import { startGateway } from '../support/gateway-in-process.js';
+import { overSdkClient, startGateway } from '../support/gateway-in-process.js';
 
 /** A card valid against the schema, with these remotes. */
 function card(remotes: { type: string; url: string }[]): Record<string, unknown> {
@@ -102,19 +100,11 @@ describe('a Server Card as a target', () => {
 
   it('a gateway entry "card" serves the tools of the server its card lists', async () => {
     const gw = await startGateway({ mcpServers: { billing: { card: `${upstream.url}/mcp/server-card` } } });
-    try {
-      const mcp = new Client({ name: 'card-entry', version: '1.0.0' });
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gw.running.url}/mcp`)));
-      try {
-        expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['billing_invoice_total']);
-        const called = await mcp.callTool({ name: 'billing_invoice_total', arguments: {} });
-        expect(JSON.stringify(called.content)).toContain('42');
-      } finally {
-        await mcp.close();
-      }
-    } finally {
-      await gw.close();
-    }
+    await overSdkClient(gw, 'card-entry', async (mcp) => {
+      expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['billing_invoice_total']);
+      const called = await mcp.callTool({ name: 'billing_invoice_total', arguments: {} });
+      expect(JSON.stringify(called.content)).toContain('42');
+    });
   });
 
   it('a gateway entry "card" with no Streamable HTTP remote is refused, saying why', async () => {

@@ -12,8 +12,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/client/index.js';
 import { isRegistryTarget } from '../../src/client/registry-target.js';
@@ -24,7 +22,7 @@ import { run } from '../support/cli-process.js';
 import { connectRefusal } from '../support/connect-refusal.js';
 import { DISCOVERY_SPEC } from '../support/discovery-schemas.js';
 import { EVERYTHING } from '../support/everything.js';
-import { startGateway } from '../support/gateway-in-process.js';
+import { overSdkClient, startGateway } from '../support/gateway-in-process.js';
 
 const SCHEMA = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 
@@ -237,20 +235,12 @@ describe('a registry entry as a target', () => {
         },
       },
     });
-    try {
-      const mcp = new Client({ name: 'registry-entry', version: '1.0.0' });
-      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gw.running.url}/mcp`)));
-      try {
-        const names = (await mcp.listTools()).tools.map((t) => t.name);
-        expect(names).toContain('billing_invoice_total');
-        expect(names).toContain('demo_echo');
-        const called = await mcp.callTool({ name: 'billing_invoice_total', arguments: {} });
-        expect(JSON.stringify(called.content)).toContain('42');
-      } finally {
-        await mcp.close();
-      }
-    } finally {
-      await gw.close();
-    }
+    await overSdkClient(gw, 'registry-entry', async (mcp) => {
+      const names = (await mcp.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('billing_invoice_total');
+      expect(names).toContain('demo_echo');
+      const called = await mcp.callTool({ name: 'billing_invoice_total', arguments: {} });
+      expect(JSON.stringify(called.content)).toContain('42');
+    });
   });
 });

@@ -10,6 +10,8 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { tmpdir } from 'node:os';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Client, connect } from '../../src/client/index.js';
 import type { Logger } from '../../src/core/logger.js';
 import { createServer } from '../../src/create-server.js';
@@ -99,6 +101,28 @@ export async function startGateway(
       await gateway.close();
     },
   };
+}
+
+/**
+ * Runs `use` with the official MCP SDK's client on the gateway's Streamable HTTP endpoint (`/mcp`), then closes
+ * the client and the gateway, whatever `use` did.
+ */
+export async function overSdkClient(
+  gw: InProcessGateway,
+  name: string,
+  use: (mcp: SdkClient) => Promise<void>,
+): Promise<void> {
+  try {
+    const mcp = new SdkClient({ name, version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gw.running.url}/mcp`)));
+    try {
+      await use(mcp);
+    } finally {
+      await mcp.close();
+    }
+  } finally {
+    await gw.close();
+  }
 }
 
 /** One request a recording API received. */
