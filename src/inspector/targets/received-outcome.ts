@@ -1,6 +1,7 @@
 import { fromLiteResult, liteMetaOf } from '../../client/lite-result.js';
 import type { WireOutcome } from '../../client/transport.js';
 import type { CallOutcome } from '../../client/types.js';
+import { isRecord } from '../../client/wire-errors.js';
 import { McpLiteError } from '../../core/errors.js';
 import { unhandledOutcome } from '../../core/outcomes.js';
 import type { InspectorOutcome } from '../target.js';
@@ -49,11 +50,9 @@ function notResumed(): never {
  * take the five kinds alike; a kind neither knows is shown as the protocol error it is.
  */
 export function liteOutcome(result: Record<string, unknown>): InspectorOutcome {
-  const meta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
   try {
-    return toInspectorOutcome(
-      fromLiteResult(result, liteMetaOf(meta as Record<string, unknown>), notResumed),
-    );
+    const meta = liteMetaOf(isRecord(result._meta) ? result._meta : {});
+    return toInspectorOutcome(fromLiteResult(result, meta, notResumed));
   } catch (err) {
     return { type: 'error', error: { code: 'protocol', message: (err as Error).message } };
   }
