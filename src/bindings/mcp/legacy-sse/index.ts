@@ -7,7 +7,6 @@ import { unrefTimer } from '../../../core/timers.js';
 import { errorExit } from '../../common/error-exit.js';
 import { accepted, errorHeaders, jsonHttpResponse, MESSAGE_HTTP_STATUS } from '../../common/http-reply.js';
 import { assertJsonBodyHeaders, parseJsonBody } from '../../common/json-body.js';
-import type { JsonRpcConnection } from '../../common/json-rpc-connection.js';
 import { OutboundStream, type StreamBoundOptions, sseEvent } from '../../common/outbound-stream.js';
 import { openMcpConnection } from '../connection.js';
 import { type McpProtocolOptions, mcpProtocolFor } from '../protocol.js';
@@ -52,7 +51,8 @@ export interface LegacySseHandler extends NeutralHandler {
 }
 
 interface LegacySession {
-  connection: JsonRpcConnection;
+  /** Hands a posted message to the stream's connection (`streamInbox`). */
+  deliver: (body: unknown) => void;
   /** Ends the stream (and the session). */
   end: () => void;
 }
@@ -137,6 +137,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       onCutOff: () => server.logger.warn({ caller: key }, 'SSE client is not reading: session ended'),
       onEnd: () => {
         clearInterval(touch);
+        inbox.close();
         sessions.delete(id);
         stopListening?.();
         store.delete(id).catch(() => {});
@@ -164,10 +165,11 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       },
       { binding: 'mcp-sse', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
     );
-    sessions.set(id, { connection, end });
+    const inbox = streamInbox((body) => connection.receive(body));
+    sessions.set(id, { deliver: inbox.deliver, end });
     // Messages posted to another replica come here; an open stream keeps its session in use there too.
     const listening = store.listen(id, (m) => {
-      if (m.type === 'inbound') connection.receive(m.body);
+      if (m.type === 'inbound') inbox.deliver(m.body);
       else if (m.type === 'closed') end();
     });
     listening.then(
@@ -202,7 +204,7 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
     assertJsonBodyHeaders(request.headers);
     const body = parseJsonBody(await request.readBody(maxBody));
     const local = sessions.get(id);
-    if (local) local.connection.receive(body);
+    if (local) local.deliver(body);
     else await store.publish(id, { type: 'inbound', body });
     return accepted();
   }
@@ -227,4 +229,41 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       throw new McpLiteError('resource_exhausted', `Too many open SSE sessions (at most ${maxSessions})`);
     }
   }
+}
+
+/**
+ * The messages posted to one stream, handed to its connection from the stream's own request: a Worker lets only
+ * the request that made an I/O object (the stream, its signal) touch it, and an await of the GET's, resumed by a
+ * POST, runs on in the GET's request. Elsewhere it costs one microtask per message. Drained at once, so it holds
+ * no more than the POSTs of one turn.
+ */
+function streamInbox(receive: (body: unknown) => void): {
+  deliver: (body: unknown) => void;
+  close: () => void;
+} {
+  let waiting: unknown[] = [];
+  let wake: (() => void) | undefined;
+  let closed = false;
+  const drain = async (): Promise<void> => {
+    while (!closed) {
+      if (waiting.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const now = waiting;
+      waiting = [];
+      for (const body of now) if (!closed) receive(body);
+    }
+  };
+  void drain();
+  return {
+    deliver(body) {
+      if (closed) return;
+      waiting.push(body);
+      wake?.();
+    },
+    close() {
+      closed = true;
+      waiting = [];
+      wake?.();
+    },
+  };
 }
