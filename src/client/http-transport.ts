@@ -27,7 +27,7 @@ export function httpTransport(
 
   async function post(path: string, body: unknown, ctx: WireContext, sse: boolean): Promise<Response> {
     try {
-      return await send(base + path, {
+      return await (ctx.fetch ?? send)(base + path, {
         method: 'POST',
         headers: {
           ...headers,
@@ -63,7 +63,7 @@ export function httpTransport(
       if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream') && res.body) {
         for await (const ev of readSse(res.body, limits)) {
           if (ev.event === 'message') ctx.onPartial?.((JSON.parse(ev.data) as { partial?: unknown }).partial);
-          else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume, jar);
+          else if (ev.event === 'done') return resultOutcome(JSON.parse(ev.data), resume, jar, ctx);
           else if (ev.event === 'error') throw fromJsonRpcError(JSON.parse(ev.data));
         }
         throw new McpLiteError('unavailable', 'The server ended the stream without a result');
@@ -71,7 +71,7 @@ export function httpTransport(
       const reply = await readJsonReply(res, limits.maxResponseBytes);
       if (isRecord(reply) && 'error' in reply) throw fromJsonRpcError(reply.error);
       if (!isRecord(reply) || !isRecord(reply.result)) throw fromHttpStatus(res.status, '');
-      return resultOutcome(reply.result, resume, jar);
+      return resultOutcome(reply.result, resume, jar, ctx);
     } catch (err) {
       throw toClientError(err, ctx.signal);
     }
@@ -144,8 +144,10 @@ function resultOutcome(
   result: unknown,
   resume: Parameters<typeof fromLiteResult>[2],
   jar: SessionJar,
+  ctx: WireContext,
 ): WireOutcome {
   const fields = isRecord(result) ? result : {};
+  ctx.onResult?.(fields);
   const meta = isRecord(fields._meta) ? fields._meta : {};
   jar.keep(meta.session);
   return fromLiteResult(fields, liteMetaOf(meta), resume);

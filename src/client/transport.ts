@@ -2,6 +2,7 @@ import type { ResourceContents } from '../core/content.js';
 import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { JsonSchema } from '../core/schema.js';
+import type { HttpFetch } from './http-fetch.js';
 import type {
   AnswerOutcome,
   Binding,
@@ -22,6 +23,13 @@ export interface WireContext {
    * SDK is registered: each transport sends it in the request's `_meta` and in its headers or gRPC metadata.
    */
   trace?: Record<string, string>;
+  /**
+   * The fetch this call's HTTP requests go through, in place of the transport's own (MCP-lite HTTP): the inspector
+   * passes one per round that records the exchange as sent and received, and reaches a binding in its process.
+   */
+  fetch?: HttpFetch;
+  /** The result object as the wire carried it, before it is decoded (MCP-lite HTTP): the inspector shows its `_meta`. */
+  onResult?: (result: Record<string, unknown>) => void;
 }
 
 /**

@@ -3,7 +3,6 @@ import { McpLiteError } from '../../core/errors.js';
 import type { WireTool } from '../../core/tool.js';
 import {
   type Exchange,
-  type InspectorOutcome,
   type InspectorTarget,
   type TargetCallOptions,
   TargetError,

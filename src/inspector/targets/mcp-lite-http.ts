@@ -1,4 +1,8 @@
-import { readSse } from '../../client/sse.js';
+import { httpTransport } from '../../client/http-transport.js';
+import { limitsOf } from '../../client/limits.js';
+import { SessionJar } from '../../client/session-jar.js';
+import type { Transport as ClientTransport, WireContext, WireOutcome } from '../../client/transport.js';
+import { isRecord } from '../../client/wire-errors.js';
 import { McpLiteError } from '../../core/errors.js';
 import type { RenderedPrompt, WirePrompt } from '../../core/prompts.js';
 import type { WireTool } from '../../core/tool.js';
@@ -12,8 +16,9 @@ import {
   TargetError,
   type TargetReply,
 } from '../target.js';
-import { liteOutcome } from './received-outcome.js';
-import { readText, type Transport } from './transport.js';
+import { toInspectorOutcome } from './received-outcome.js';
+import { RoundRecord, recordingFetch } from './recording-fetch.js';
+import type { Transport } from './transport.js';
 
 /** Options of the MCP-lite HTTP target. */
 export interface McpLiteHttpTargetOptions {
@@ -40,140 +45,71 @@ export interface McpLiteHttpTargetOptions {
   toolMeta?: (name: string) => Record<string, unknown> | undefined;
 }
 
+/** The base the client's transport is made with: the inspector's `Transport` takes the endpoint name only. */
+const BASE = 'http://mcp-lite.invalid/';
+
 /**
- * The inspector's target for MCP-lite HTTP (docs/wire-format.md): `listtools`, and `calltools` with JSON-RPC
- * `tools/call`, asked as SSE when the page wants partials. Each round returns the raw request and response.
+ * The inspector's target for MCP-lite HTTP (docs/wire-format.md): the client's own MCP-lite HTTP transport
+ * (`client/http-transport.ts`), each round sent through a fetch that records the exchange as it passes, so the
+ * page shows the wire while the request and its reading are the client's.
  */
 export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): InspectorTarget {
-  const { transport } = options;
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const maxShown = options.maxShownStreamBytes ?? 256 * 1024;
-  let nextId = 1;
+  const limits = limitsOf({ maxResponseBytes: maxBytes, maxStreamBytes: maxBytes });
+  // Every round brings its own fetch (`WireContext.fetch`); this one is never reached.
+  const unrouted = () => Promise.reject(new McpLiteError('internal', 'An inspector round without its fetch'));
+  const client: ClientTransport = httpTransport(
+    BASE,
+    { ...options.headers },
+    limits,
+    unrouted,
+    new SessionJar(),
+  );
 
-  async function round(
-    endpoint: string,
-    body: unknown,
-    accept: string,
-    opts: RoundOptions,
-    onPartial?: (data: unknown) => void,
-  ): Promise<{ exchange: Exchange; result?: Record<string, unknown>; error?: ProtocolError }> {
-    const headers = { accept, ...options.headers, ...opts.headers };
-    const request = { method: 'POST', endpoint, headers: { ...redacted(headers) }, body };
-    opts.onRequest?.(request);
-    const exchange: Exchange = { request };
-    let raw: Awaited<ReturnType<Transport>>;
-    try {
-      raw = await transport(endpoint, JSON.stringify(body), {
-        headers,
-        signal: opts.signal,
-        remoteAddress: opts.remoteAddress,
-      });
-    } catch (err) {
-      const error = { code: 'transport', message: `Request failed: ${(err as Error).message}` };
-      exchange.response = { error: error.message };
-      return { exchange, error };
-    }
-    if (raw.contentType.startsWith('text/event-stream')) {
-      return { exchange, ...(await readStream(raw, exchange, onPartial)) };
-    }
-    let text: string;
-    try {
-      text = await readText(raw.body, maxBytes);
-    } catch (err) {
-      const error =
-        err instanceof McpLiteError && err.code === 'payload_too_large'
-          ? tooLarge(maxBytes)
-          : { code: 'transport', message: (err as Error).message, status: raw.status };
-      exchange.response = { status: raw.status, error: error.message };
-      return { exchange, error };
-    }
-    const parsed = parseJson(text);
-    exchange.response = { status: raw.status, contentType: raw.contentType, body: parsed ?? text };
-    return { exchange, ...fromJson(parsed, raw.status) };
-  }
-
-  /** Reads an SSE answer: partials as they come, then `done` (the result) or `error`. */
-  async function readStream(
-    raw: Awaited<ReturnType<Transport>>,
-    exchange: Exchange,
-    onPartial: ((data: unknown) => void) | undefined,
-  ): Promise<{ result?: Record<string, unknown>; error?: ProtocolError }> {
-    let shown = '';
-    let omitted = 0;
+  /** One round: the client's exchange through a recording fetch, and what it read or the error it raised. */
+  async function round<T>(
+    opts: RoundOptions & { onPartial?: (data: unknown) => void },
+    exchangeOf: (client: ClientTransport, ctx: WireContext) => Promise<T>,
+  ): Promise<{
+    exchange: Exchange;
+    record: RoundRecord;
+    value?: T;
+    error?: ProtocolError;
+    result?: Record<string, unknown>;
+  }> {
+    const record = new RoundRecord(maxShown);
     let result: Record<string, unknown> | undefined;
-    let error: ProtocolError | undefined;
-    const encoder = new TextEncoder();
-    const decoder = new TextDecoder();
-    let size = 0;
-    // What the page shows of the stream, kept as it passes to the client's bounded SSE reader.
-    async function* shownAsRead(): AsyncGenerator<Uint8Array> {
-      for await (const chunk of raw.body) {
-        const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-        size += bytes.byteLength;
-        const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-        if (shown.length < maxShown) shown += text.slice(0, maxShown - shown.length);
-        else omitted += text.length;
-        yield bytes;
-      }
-    }
-    try {
-      // The whole stream counts against the cap, not only what is shown (`maxStreamBytes`), and so does one event
-      // (`maxResponseBytes`): every partial goes on to the page, so an endless stream would otherwise fill this process.
-      for await (const message of readSse(shownAsRead(), {
-        maxResponseBytes: maxBytes,
-        maxStreamBytes: maxBytes,
-      })) {
-        const data = parseJson(message.data);
-        if (message.event === 'message')
-          onPartial?.((data as { partial?: unknown } | undefined)?.partial ?? data);
-        else if (message.event === 'done') result = asObject(data);
-        else if (message.event === 'error') error = asError(data, raw.status);
-        if (result || error) break;
-      }
-    } catch (err) {
-      error ??=
-        err instanceof McpLiteError && err.code === 'payload_too_large'
-          ? tooLarge(maxBytes)
-          : { code: 'transport', message: `The stream broke: ${(err as Error).message}` };
-    }
-    exchange.response = {
-      status: raw.status,
-      contentType: raw.contentType,
-      events: shown + (omitted > 0 ? `\n… ${omitted} more characters not shown` : ''),
+    const ctx: WireContext = {
+      fetch: recordingFetch(options.transport, record, opts),
+      onResult: (fields) => {
+        result = fields;
+      },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onPartial ? { onPartial: opts.onPartial } : {}),
     };
-    if (!result && !error) {
-      error = { code: 'transport', message: `The stream ended without a result (${size} bytes read)` };
+    try {
+      const value = await exchangeOf(client, ctx);
+      return { exchange: exchangeShown(record), record, value, ...(result ? { result } : {}) };
+    } catch (err) {
+      const error = protocolError(err, record, maxBytes);
+      const exchange = exchangeShown(record, error);
+      return { exchange, record, error };
     }
-    return { ...(result ? { result } : {}), ...(error ? { error } : {}) };
   }
 
   async function callRound(
-    name: string,
-    args: Record<string, unknown>,
     opts: TargetCallOptions,
-    elicitation?: { state: string; answers: unknown },
+    send: (ctx: WireContext) => Promise<WireOutcome>,
   ): Promise<TargetReply> {
-    const body = {
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'tools/call',
-      params: { name, arguments: args, ...(elicitation ? { elicitation } : {}) },
-    };
-    const accept = opts.onPartial ? 'text/event-stream, application/json' : 'application/json';
-    const { exchange, result, error } = await round('calltools', body, accept, opts, opts.onPartial);
-    if (error || !result) {
-      return {
-        outcome: { type: 'error', error: error ?? { code: 'transport', message: 'No result' } },
-        exchange,
-      };
-    }
-    const outcome = liteOutcome(result);
-    const meta = asObject(result._meta);
-    const reply: TargetReply = { outcome, exchange, ...(meta ? { meta } : {}) };
-    const wire = asObject(result.elicitation);
-    if (outcome.type === 'elicitation' && typeof wire?.state === 'string') {
-      const state = wire.state;
-      reply.continue = (values, next = {}) => callRound(name, args, next, { state, answers: values });
+    const { exchange, value, error, result } = await round(opts, (_client, ctx) => send(ctx));
+    if (!value) return { outcome: { type: 'error', error: error ?? noResult() }, exchange };
+    const meta = isRecord(result?._meta) ? result._meta : undefined;
+    const reply: TargetReply = { outcome: toInspectorOutcome(value), exchange, ...(meta ? { meta } : {}) };
+    if (value.type === 'elicitation') {
+      const elicitation = value;
+      reply.continue = (values, next = {}) =>
+        callRound(next, (ctx) => elicitation.resume(values as Record<string, unknown> | undefined, ctx));
     }
     return reply;
   }
@@ -185,8 +121,14 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
       const meta = typeof tool?.name === 'string' ? toolMeta(tool.name) : undefined;
       if (!meta) return tool;
       const wire = (tool as { _meta?: unknown })._meta;
-      return { ...tool, _meta: { ...(asObject(wire) ?? {}), ...meta } } as WireTool;
+      return { ...tool, _meta: { ...(isRecord(wire) ? wire : {}), ...meta } } as WireTool;
     });
+  }
+
+  /** The body of a listing or a rendering as it came, for the page (the client's reading keeps less of it). */
+  function bodyOf(record: RoundRecord): Record<string, unknown> {
+    const body = record.json();
+    return isRecord(body) ? body : {};
   }
 
   return {
@@ -194,42 +136,99 @@ export function createMcpLiteHttpTarget(options: McpLiteHttpTargetOptions): Insp
     target: options.target,
     ...(options.readResource ? { readResource: options.readResource } : {}),
     async listTools(opts = {}) {
-      const { exchange, result, error } = await round('listtools', {}, 'application/json', opts);
-      const tools = (exchange.response as { body?: { tools?: unknown } } | undefined)?.body?.tools;
+      const { exchange, record, error } = await round(opts, (c, ctx) => c.listTools(ctx));
+      const tools = bodyOf(record).tools;
       if (error || !Array.isArray(tools)) {
-        throw new TargetError(
-          error ?? { code: 'protocol', message: 'The listing has no "tools" array', data: result },
-          exchange,
-        );
+        throw new TargetError(shapeError(error, 'The listing has no "tools" array'), exchange);
       }
       return { tools: withMeta(tools as WireTool[]), exchange };
     },
     // Prompts (spec 8.1) on their own route: `{}` lists them, `{ name, arguments }` renders one.
     async listPrompts(opts = {}) {
-      const { exchange, result, error } = await round('prompts', {}, 'application/json', opts);
-      if (error || !Array.isArray(result?.prompts))
-        throw new TargetError(
-          error ?? { code: 'protocol', message: 'The listing has no "prompts" array' },
-          exchange,
-        );
-      return { prompts: result.prompts as WirePrompt[], exchange };
+      const { exchange, record, error } = await round(opts, (c, ctx) => c.listPrompts!(ctx));
+      const prompts = bodyOf(record).prompts;
+      if (error || !Array.isArray(prompts))
+        throw new TargetError(shapeError(error, 'The listing has no "prompts" array'), exchange);
+      return { prompts: prompts as WirePrompt[], exchange };
     },
     async getPrompt(name, args, opts = {}) {
-      const body = { name, arguments: args };
-      const { exchange, result, error } = await round('prompts', body, 'application/json', opts);
-      if (error || !Array.isArray(result?.messages))
-        throw new TargetError(
-          error ?? { code: 'protocol', message: 'The prompt has no "messages" array' },
-          exchange,
-        );
-      return { prompt: result as unknown as RenderedPrompt, exchange };
+      const { exchange, record, error } = await round(opts, (c, ctx) => c.getPrompt!(name, args, ctx));
+      const body = bodyOf(record);
+      if (error || !Array.isArray(body.messages))
+        throw new TargetError(shapeError(error, 'The prompt has no "messages" array'), exchange);
+      return { prompt: body as unknown as RenderedPrompt, exchange };
     },
-    call: (name, args, opts = {}) => callRound(name, args, opts),
+    call: (name, args, opts = {}) => callRound(opts, (ctx) => client.call(name, args, ctx)),
     redeem: (token, opts = {}) =>
-      callRound('redeem', { promise: token, ...(opts.waitMs ? { wait_ms: opts.waitMs } : {}) }, opts),
-    cancel: (token, opts = {}) => callRound('cancel', { promise: token }, opts),
+      callRound(opts, (ctx) =>
+        client.call('redeem', { promise: token, ...(opts.waitMs ? { wait_ms: opts.waitMs } : {}) }, ctx),
+      ),
+    cancel: (token, opts = {}) => callRound(opts, (ctx) => client.call('cancel', { promise: token }, ctx)),
     async close() {},
   };
+}
+
+/** A body of the wrong shape, said as the page words it, unless the wire or the transport gave an error of its own. */
+function shapeError(error: ProtocolError | undefined, message: string): ProtocolError {
+  return error && error.code !== 'protocol' ? error : { code: 'protocol', message };
+}
+
+function noResult(): ProtocolError {
+  return { code: 'transport', message: 'No result' };
+}
+
+/** The exchange as the page shows it: the request, and the response as read (or why none was). */
+function exchangeShown(record: RoundRecord, error?: ProtocolError): Exchange {
+  const exchange: Exchange = { request: record.request };
+  if (record.failed !== undefined) exchange.response = { error: record.failed };
+  else if (error?.code === 'payload_too_large')
+    exchange.response = { status: record.status, error: error.message };
+  else if (record.streamed) {
+    const more = record.omitted > 0 ? `\n… ${record.omitted} more characters not shown` : '';
+    exchange.response = {
+      status: record.status,
+      contentType: record.contentType,
+      events: record.text + more,
+    };
+  } else if (record.answered) {
+    exchange.response = {
+      status: record.status,
+      contentType: record.contentType,
+      body: record.json() ?? record.text,
+    };
+  }
+  return exchange;
+}
+
+/**
+ * What the client raised, as the page shows it: the wire's own error where the server wrote one (its JSON-RPC
+ * code, not the client's name for it), the inspector's bound, or what kept a reply from being read.
+ */
+function protocolError(err: unknown, record: RoundRecord, maxBytes: number): ProtocolError {
+  const e = err instanceof McpLiteError ? err : new McpLiteError('internal', String(err));
+  const status = record.status;
+  if (record.failed !== undefined || !record.answered)
+    return { code: 'transport', message: record.failed ?? e.message };
+  if (e.code === 'payload_too_large' && e.data?.reason === 'client_bound') return tooLarge(maxBytes);
+  if (record.streamed) {
+    const { wire_code: wire, ...data } = e.data ?? {};
+    if (typeof wire === 'number')
+      return {
+        code: wire,
+        message: e.message,
+        ...(Object.keys(data).length ? { data } : {}),
+        ...(status >= 400 ? { status } : {}),
+      };
+    if (e.message.includes('without a result'))
+      return { code: 'transport', message: `The stream ended without a result (${record.bytes} bytes read)` };
+    return { code: 'transport', message: `The stream broke: ${e.message}` };
+  }
+  const body = record.json();
+  if (!isRecord(body))
+    return { code: status >= 400 ? status : 'protocol', message: `HTTP ${status}: not JSON`, status };
+  if ('error' in body) return wireError(body.error, status);
+  if (status >= 400) return { code: status, message: `HTTP ${status}`, status };
+  return { code: 'protocol', message: e.message };
 }
 
 /** The error a response past the inspector's cap becomes: the page shows it instead of the (unread) rest. */
@@ -247,51 +246,12 @@ export function sizeLabel(bytes: number): string {
   return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
 }
 
-/** A JSON-RPC response (or a listing) as a result or a protocol error. */
-function fromJson(
-  body: unknown,
-  status: number,
-): { result?: Record<string, unknown>; error?: ProtocolError } {
-  const message = asObject(body);
-  if (!message) {
-    return {
-      error: { code: status >= 400 ? status : 'protocol', message: `HTTP ${status}: not JSON`, status },
-    };
-  }
-  if ('error' in message) return { error: asError(message.error, status) };
-  if ('result' in message) return { result: asObject(message.result) ?? {} };
-  if (status >= 400) return { error: { code: status, message: `HTTP ${status}`, status } };
-  // A listing (`{ tools }`) is not JSON-RPC: the caller reads it from the exchange.
-  return { result: message };
-}
-
-function asError(value: unknown, status: number): ProtocolError {
-  const e = asObject(value) ?? {};
+function wireError(value: unknown, status: number): ProtocolError {
+  const e = isRecord(value) ? value : {};
   return {
     code: typeof e.code === 'number' || typeof e.code === 'string' ? e.code : 'protocol',
     message: typeof e.message === 'string' ? e.message : 'Unknown error',
     ...(e.data !== undefined ? { data: e.data } : {}),
     ...(status >= 400 ? { status } : {}),
   };
-}
-
-function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Headers as shown on the page: a credential is never echoed back, only that one was sent. */
-function redacted(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = k.toLowerCase() === 'authorization' ? 'Bearer …' : v;
-  return out;
 }

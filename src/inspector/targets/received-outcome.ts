@@ -1,8 +1,5 @@
-import { fromLiteResult, liteMetaOf } from '../../client/lite-result.js';
 import type { WireOutcome } from '../../client/transport.js';
 import type { CallOutcome } from '../../client/types.js';
-import { isRecord } from '../../client/wire-errors.js';
-import { McpLiteError } from '../../core/errors.js';
 import { unhandledOutcome } from '../../core/outcomes.js';
 import type { InspectorOutcome } from '../target.js';
 
@@ -37,23 +34,5 @@ export function toInspectorOutcome(outcome: CallOutcome | WireOutcome): Inspecto
     }
     default:
       return unhandledOutcome(outcome);
-  }
-}
-
-/** Continuing is the target's own round (it shows the exchange), so the client's continuation is never taken. */
-function notResumed(): never {
-  throw new McpLiteError('internal', 'The inspector continues an elicitation with a round of its own');
-}
-
-/**
- * An MCP-lite result object (docs/wire-format.md) as the page shows it, read by the client's own reader so both
- * take the five kinds alike; a kind neither knows is shown as the protocol error it is.
- */
-export function liteOutcome(result: Record<string, unknown>): InspectorOutcome {
-  try {
-    const meta = liteMetaOf(isRecord(result._meta) ? result._meta : {});
-    return toInspectorOutcome(fromLiteResult(result, meta, notResumed));
-  } catch (err) {
-    return { type: 'error', error: { code: 'protocol', message: (err as Error).message } };
   }
 }

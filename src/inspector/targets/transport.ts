@@ -91,17 +91,3 @@ async function* oneChunk(chunk: string | Uint8Array): AsyncIterable<string | Uin
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
-
-/** Reads a whole body as text, refusing one larger than `limit` bytes (a hostile server cannot fill memory). */
-export async function readText(body: AsyncIterable<Uint8Array | string>, limit: number): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let size = 0;
-  for await (const chunk of body) {
-    size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    if (size > limit)
-      throw new McpLiteError('payload_too_large', `The response is larger than ${limit} bytes`);
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
-}
