@@ -47,6 +47,11 @@ export interface ContextInit {
    * first read of `ctx.session` only, since most tools never read it.
    */
   session?: { token: string; read: (token: string, callerKey: string) => unknown } | undefined;
+  /**
+   * The abort of work a queue runs, taken as the context's own (its `signal`, its run-time limit), so that the
+   * queue's cancel is the handler's without a second abort following the first.
+   */
+  abort?: LazyAbort | undefined;
 }
 
 /**
@@ -98,6 +103,7 @@ export class CallContext implements ToolContext {
     this.binding = init.binding ?? 'unknown';
     this.callerKeyOf = init.callerKeyOf;
     this.sessionToken = init.session;
+    this.controller = init.abort;
     // Work run from the queue answers no call of its own: a session it sets would reach no one.
     this.sessionSent = init.background;
   }

@@ -60,18 +60,4 @@ describe('LazyAbort', () => {
     expect(late.signal.aborted).toBe(true);
     expect(late.signal.reason).toBe('before');
   });
-
-  it('follows another abort, at once when it is already aborted', () => {
-    const source = new LazyAbort();
-    const follower = new LazyAbort();
-    follower.follow(source);
-    source.abort('cancelled');
-    expect(follower.reason).toBe('cancelled');
-
-    const done = new LazyAbort();
-    done.abort('earlier');
-    const late = new LazyAbort();
-    late.follow(done);
-    expect(late.reason).toBe('earlier');
-  });
 });

@@ -54,16 +54,12 @@ export class LazyAbort {
       listener(this.abortedWith.reason);
       return () => {};
     }
-    this.listeners ??= [];
-    this.listeners.push(listener);
+    // A literal of one: an empty array's first push reserves room for 17, most of it never used.
+    if (this.listeners) this.listeners.push(listener);
+    else this.listeners = [listener];
     return () => {
       const i = this.listeners?.indexOf(listener) ?? -1;
       if (i >= 0) this.listeners!.splice(i, 1);
     };
-  }
-
-  /** Aborts this one when `source` is aborted (at once if it already is), with the same reason. */
-  follow(source: LazyAbort): void {
-    source.onAbort((reason) => this.abort(reason));
   }
 }

@@ -1,4 +1,4 @@
-import { backgroundWork } from './background-work.js';
+import { backgroundWork, type WorkEnd } from './background-work.js';
 import type { CallRequest } from './call-request.js';
 import type { Catalog, CompiledTool } from './catalog.js';
 import { CallContext } from './context.js';
@@ -131,9 +131,9 @@ export class PromisedWork {
       logger: this.init.logArguments ? logger.child({ arguments: job.arguments }) : logger,
       requestId: job.requestId,
       config: job.config ?? webtools.configFor(job.tool),
+      abort,
     });
     const controller = context.detach();
-    controller.follow(abort);
     return traceWork(job, () =>
       this.inProcess(tool, () => runHandler(tool, job.arguments, context), context, controller),
     );
@@ -202,7 +202,7 @@ export class PromisedWork {
       () => running,
       controller,
       this.init.maxRunMs,
-      errorsOf(context, tool),
+      new HandlerEnd(tool, context, undefined),
       startedAt,
     );
     const elapsed = performance.now() - startedAt;
@@ -256,10 +256,10 @@ export class PromisedWork {
     const { inFlight, elicitations, maxRunMs } = this.init;
     inFlight.begin();
     return backgroundWork(
-      () => settleValue(tool, run(), context, elicitations),
+      run,
       controller,
       maxRunMs,
-      errorsOf(context, tool),
+      new HandlerEnd(tool, context, elicitations),
       performance.now(),
       inFlight,
     );
@@ -267,9 +267,28 @@ export class PromisedWork {
 }
 
 /**
- * `handlerError` for one call, made outside the scope of the call's other callbacks: the work keeps this for as
- * long as it runs, and a closure there would keep every variable of that scope too.
+ * How a handler's background work ends (`WorkEnd`): with `elicitations`, its value settled as `settleValue` settles a
+ * call's (a generator drained, the outcome checked); without, the value is the outcome already (a promoted call's
+ * settling ran in the call). What it threw is `handlerError`'s.
  */
-function errorsOf(context: CallContext, tool: CompiledTool): (err: unknown) => McpLiteError {
-  return (err) => handlerError(err, context, tool);
+class HandlerEnd implements WorkEnd {
+  constructor(
+    private readonly tool: CompiledTool,
+    private readonly context: CallContext,
+    private readonly elicitations: Elicitations | undefined,
+  ) {}
+
+  resolved(value: unknown): Outcome | Promise<Outcome> {
+    if (!this.elicitations) return value as Outcome;
+    return settleResolved(this.tool, value, this.context, this.elicitations);
+  }
+
+  rejected(err: unknown): Outcome {
+    if (!this.elicitations) throw err;
+    return unanswered(this.tool, err, this.context, this.elicitations);
+  }
+
+  error(err: unknown): McpLiteError {
+    return handlerError(err, this.context, this.tool);
+  }
 }
