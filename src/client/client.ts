@@ -311,7 +311,8 @@ class ToolClient implements Omit<Client, 'call'> {
     const trace = outgoingTrace();
     return {
       signal: scope.signal,
-      ...(onPartial ? { onPartial: boundedPartials(onPartial, this.limits, (err) => scope.fail(err)) } : {}),
+      fail: scope.fail,
+      ...(onPartial ? { onPartial: boundedPartials(onPartial, this.limits, scope.fail) } : {}),
       ...(trace ? { trace } : {}),
     };
   }

@@ -99,6 +99,31 @@ export class BoundedStdioTransport extends StdioClientTransport {
     super(params);
   }
 
+  /** Messages sent in this turn, written together at its end (`send`). */
+  private outbox: string[] = [];
+  private flushed: Promise<void> | undefined;
+
+  /**
+   * Sends one message, written with the others sent in the same turn as one write: calls in flight are answered
+   * together and send their next requests together, and a write each (a system call, and the child woken for
+   * each) cost the loop more than the SDK's own work on a message.
+   */
+  override send(message: Parameters<StdioClientTransport['send']>[0]): Promise<void> {
+    const child = (this as unknown as { _process?: ChildProcess })._process;
+    if (!child?.stdin) return Promise.reject(new Error('Not connected'));
+    this.outbox.push(`${JSON.stringify(message)}\n`);
+    this.flushed ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        const text = this.outbox.join('');
+        this.outbox = [];
+        this.flushed = undefined;
+        if (!child.stdin || child.stdin.destroyed || child.stdin.write(text)) resolve();
+        else child.stdin.once('drain', resolve);
+      });
+    });
+    return this.flushed;
+  }
+
   override async start(): Promise<void> {
     await super.start();
     // The SDK keeps the child private; its stdout is the one stream whose growth must be watched.

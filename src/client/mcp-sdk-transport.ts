@@ -127,6 +127,18 @@ export async function mcpSdkTransport(
    * (with that error as the reason, which `abortError` then gives back).
    */
   async function tracked<T>(ctx: WireContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    // The call's own signal, when the client gave its scope's `fail` with it: no second controller per request.
+    const { signal, fail: failCall } = ctx;
+    if (signal && failCall) {
+      inFlight.add(failCall);
+      try {
+        return await run(signal);
+      } catch (err) {
+        throw signal.aborted ? abortError(signal) : err;
+      } finally {
+        inFlight.delete(failCall);
+      }
+    }
     const local = new AbortController();
     const onAbort = () => local.abort(ctx.signal?.reason);
     if (ctx.signal?.aborted) local.abort(ctx.signal.reason);

@@ -1,4 +1,5 @@
 import type { ResourceContents } from '../core/content.js';
+import type { McpLiteError } from '../core/errors.js';
 import type { RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import type { JsonSchema } from '../core/schema.js';
@@ -23,6 +24,11 @@ export interface WireContext {
    * SDK is registered: each transport sends it in the request's `_meta` and in its headers or gRPC metadata.
    */
   trace?: Record<string, string>;
+  /**
+   * Ends this exchange with `err` (a bound the server broke on a connection several exchanges share): `signal`
+   * aborts with it. Given by the client with the call's own signal, so a transport need not make another.
+   */
+  fail?: (err: McpLiteError) => void;
   /**
    * The fetch this call's HTTP requests go through, in place of the transport's own (MCP-lite HTTP): the inspector
    * passes one per round that records the exchange as sent and received, and reaches a binding in its process.
