@@ -165,7 +165,11 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
       },
       { binding: 'mcp-sse', serverRequestTimeoutMs: options.serverRequestTimeoutMs },
     );
-    const inbox = streamInbox((body) => connection.receive(body));
+    // What the connection throws is an internal error, logged once; the stream and its session go on.
+    const inbox = streamInbox(
+      (body) => connection.receive(body),
+      (err) => void errorExit(err, server.logger, { binding: 'mcp-sse' }),
+    );
     sessions.set(id, { deliver: inbox.deliver, end });
     // Messages posted to another replica come here; an open stream keeps its session in use there too.
     const listening = store.listen(id, (m) => {
@@ -237,7 +241,10 @@ export function createLegacySseBinding(server: ToolServer, options: LegacySseOpt
  * POST, runs on in the GET's request. Elsewhere it costs one microtask per message. Drained at once, so it holds
  * no more than the POSTs of one turn.
  */
-function streamInbox(receive: (body: unknown) => void): {
+function streamInbox(
+  receive: (body: unknown) => void,
+  onError: (err: unknown) => void,
+): {
   deliver: (body: unknown) => void;
   close: () => void;
 } {
@@ -250,7 +257,14 @@ function streamInbox(receive: (body: unknown) => void): {
       wake = undefined;
       const now = waiting;
       waiting = [];
-      for (const body of now) if (!closed) receive(body);
+      for (const body of now) {
+        if (closed) break;
+        try {
+          receive(body);
+        } catch (err) {
+          onError(err);
+        }
+      }
     }
   };
   void drain();
