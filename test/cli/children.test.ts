@@ -165,7 +165,7 @@ describe.skipIf(!hasTmux)('the CLI on a terminal (tmux)', () => {
         // As the help says: the target, then the token.
         `${cmd} cancel ${lite} "$TOKEN"; echo "cancel-exit=$?"`,
         `${cmd} tools "${mute.target}"; echo "sigint-exit=$?"`,
-        `${cmd} tools "${slow.target}" --timeout 1500; echo "timeout-exit=$?" > ${step}`,
+        `${cmd} tools "${slow.target}" --timeout 5000; echo "timeout-exit=$?" > ${step}`,
         'sleep 60',
       ].join('\n'),
     );
