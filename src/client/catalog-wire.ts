@@ -85,6 +85,21 @@ export function toRenderedPrompt(reply: unknown): RenderedPrompt {
   return typeof reply.description === 'string' ? { description: reply.description, messages } : { messages };
 }
 
+/**
+ * A handshake server that did not declare `capability` is answered `method_not_found` without a round trip, as
+ * the SDK's strict mode would: thrown here unless the server's `capabilities` name it.
+ */
+export function assertDeclared(
+  capabilities: Record<string, unknown> | undefined,
+  capability: 'resources' | 'prompts',
+): void {
+  if (capabilities?.[capability]) return;
+  throw new McpLiteError('method_not_found', `The server does not serve ${capability}`, {
+    reason: 'capability_not_declared',
+    capability,
+  });
+}
+
 /** One JSON-RPC exchange of a wire that maps its own errors (the stateless MCP transport's `rpc`). */
 export type RpcExchange = (
   method: string,

@@ -302,7 +302,12 @@ class ToolClient implements Omit<Client, 'call'> {
 
   /** The scope of one call: its timeout (or the client's) and the caller's signal; disposed when it ends. */
   private scope(options: CallOptions): CallScope {
-    return callScope(options.timeout ?? this.options.timeout, options.signal);
+    // A call whose partials are bounded can be ended by the client (`boundedPartials`), so it needs a signal.
+    return callScope(
+      options.timeout ?? this.options.timeout,
+      options.signal,
+      options.onPartial !== undefined,
+    );
   }
 
   /** The wire context of one call: the scope's signal, and the partials sink under the client's bounds. */
@@ -310,8 +315,7 @@ class ToolClient implements Omit<Client, 'call'> {
     const { onPartial } = options;
     const trace = outgoingTrace();
     return {
-      signal: scope.signal,
-      fail: scope.fail,
+      ...(scope.signal ? { signal: scope.signal, fail: scope.fail } : {}),
       ...(onPartial ? { onPartial: boundedPartials(onPartial, this.limits, scope.fail) } : {}),
       ...(trace ? { trace } : {}),
     };

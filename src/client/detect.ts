@@ -84,8 +84,14 @@ export async function openTransport(
     case 'stdio': {
       const [command, ...args] = splitCommand(target);
       if (!command) throw new McpLiteError('invalid_request', 'An empty command line');
-      const { mcpSdkTransport } = await import('./mcp-sdk-transport.js');
-      return mcpSdkTransport({ command, args }, options, headers, limits, signal);
+      const { mcpStdioTransport } = await import('./mcp-stdio-transport.js');
+      const { env, cwd, stderr } = options;
+      return mcpStdioTransport(
+        { command, args, ...(env ? { env } : {}), ...(cwd ? { cwd } : {}), ...(stderr ? { stderr } : {}) },
+        options,
+        limits,
+        signal,
+      );
     }
     case 'mcp': {
       const { mcpStatelessTransport, speaksStateless } = await import('./mcp-stateless-transport.js');

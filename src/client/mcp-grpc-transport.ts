@@ -131,12 +131,7 @@ export function mcpGrpcTransport(
     }
   }
 
-  const toOutcome = (result: Record<string, unknown>): WireOutcome =>
-    fromMcpResult(result, (token, estimatedCompletion) => ({
-      type: 'promise',
-      token,
-      ...(estimatedCompletion ? { estimatedCompletion } : {}),
-    }));
+  const toOutcome = (result: Record<string, unknown>): WireOutcome => fromMcpResult(result);
 
   async function call(
     name: string,

@@ -4,6 +4,11 @@ import type { WireOutcome } from './transport.js';
 import type { ElicitationRequest } from './types.js';
 import { isRecord } from './wire-errors.js';
 
+/** A promise an MCP result carries, as the outcome every MCP transport gives for it (redeemed by tool calls). */
+function promiseOutcome(token: string, estimatedCompletion?: string): WireOutcome {
+  return { type: 'promise', token, ...(estimatedCompletion ? { estimatedCompletion } : {}) };
+}
+
 /**
  * An MCP `CallToolResult` as an outcome. mcplite servers say more in `_meta` (`mcplite/failure`,
  * `mcplite/resource-request`, `mcplite/promise`), which is read when present; any other server's result is an
@@ -11,7 +16,7 @@ import { isRecord } from './wire-errors.js';
  */
 export function fromMcpResult(
   result: Record<string, unknown>,
-  redeemable: (token: string, estimatedCompletion?: string) => WireOutcome,
+  redeemable: (token: string, estimatedCompletion?: string) => WireOutcome = promiseOutcome,
 ): WireOutcome {
   const meta = isRecord(result._meta) ? result._meta : {};
   const content = Array.isArray(result.content) ? result.content : [];

@@ -1,8 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpLiteError } from '../core/errors.js';
 import { authError } from './auth-challenge.js';
-import { endWithProcess } from './child-reaper.js';
 import { type HttpFetch, readResponseText } from './http-fetch.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
 
@@ -83,63 +80,4 @@ function sseBound(eventLimit: number, totalLimit: number, hooks: SdkWireHooks) {
       controller.error(err);
     },
   });
-}
-
-/**
- * The SDK's stdio transport with its child's output bounded: one line (one JSON-RPC message) past
- * `maxResponseBytes` ends the connection (the SDK would buffer it whole, whatever its size), and the calls
- * waiting on it end with the error.
- */
-export class BoundedStdioTransport extends StdioClientTransport {
-  constructor(
-    params: ConstructorParameters<typeof StdioClientTransport>[0],
-    private readonly limit: number,
-    private readonly hooks: SdkWireHooks,
-  ) {
-    super(params);
-  }
-
-  /** Messages sent in this turn, written together at its end (`send`). */
-  private outbox: string[] = [];
-  private flushed: Promise<void> | undefined;
-
-  /**
-   * Sends one message, written with the others sent in the same turn as one write: calls in flight are answered
-   * together and send their next requests together, and a write each (a system call, and the child woken for
-   * each) cost the loop more than the SDK's own work on a message.
-   */
-  override send(message: Parameters<StdioClientTransport['send']>[0]): Promise<void> {
-    const child = (this as unknown as { _process?: ChildProcess })._process;
-    if (!child?.stdin) return Promise.reject(new Error('Not connected'));
-    this.outbox.push(`${JSON.stringify(message)}\n`);
-    this.flushed ??= new Promise<void>((resolve) => {
-      setImmediate(() => {
-        const text = this.outbox.join('');
-        this.outbox = [];
-        this.flushed = undefined;
-        if (!child.stdin || child.stdin.destroyed || child.stdin.write(text)) resolve();
-        else child.stdin.once('drain', resolve);
-      });
-    });
-    return this.flushed;
-  }
-
-  override async start(): Promise<void> {
-    await super.start();
-    // The SDK keeps the child private; its stdout is the one stream whose growth must be watched.
-    const child = (this as unknown as { _process?: ChildProcess })._process;
-    // The child must not outlive this process, whichever way it ends (see child-reaper.ts).
-    if (child) endWithProcess(child);
-    let line = 0;
-    const watch = (chunk: Buffer) => {
-      const first = chunk.indexOf(0x0a);
-      const ended = first < 0 ? 0 : line + first;
-      line = first < 0 ? line + chunk.length : chunk.length - chunk.lastIndexOf(0x0a) - 1;
-      if (line <= this.limit && ended <= this.limit) return;
-      child?.stdout?.off('data', watch);
-      this.hooks.onBoundExceeded(boundExceeded('maxResponseBytes', this.limit));
-      void this.close().catch(() => {});
-    };
-    child?.stdout?.prependListener('data', watch);
-  }
 }

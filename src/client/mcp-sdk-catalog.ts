@@ -3,8 +3,8 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpLiteError } from '../core/errors.js';
 import {
+  assertDeclared,
   pagedListing,
   toContents,
   toPrompt,
@@ -42,19 +42,12 @@ export function sdkCatalog(
     for (const listener of promptsChanged) listener();
   });
 
-  const declared = (capability: 'resources' | 'prompts') => {
-    if (client.getServerCapabilities()?.[capability]) return;
-    throw new McpLiteError('method_not_found', `The server does not serve ${capability}`, {
-      reason: 'capability_not_declared',
-      capability,
-    });
-  };
   const request = async <T>(
     capability: 'resources' | 'prompts',
     ctx: WireContext,
     run: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> => {
-    declared(capability);
+    assertDeclared(client.getServerCapabilities(), capability);
     try {
       return await tracked(ctx, run);
     } catch (err) {

@@ -1,5 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -13,36 +12,31 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import type { McpLiteError } from '../core/errors.js';
-import type { JsonSchema } from '../core/schema.js';
+import { elicitationRace } from './elicitation-race.js';
 import type { HttpFetch } from './http-fetch.js';
 import { promiseToolCalls } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
 import { toToolInfo } from './lite-result.js';
 import { fromMcpResult } from './mcp-result.js';
-import { BoundedStdioTransport, boundedSdkFetch } from './mcp-sdk-bounds.js';
+import { boundedSdkFetch } from './mcp-sdk-bounds.js';
 import { sdkCatalog } from './mcp-sdk-catalog.js';
 import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
-import type { Transport, WireContext, WireElicitation, WireOutcome } from './transport.js';
+import type { Transport, WireContext, WireOutcome } from './transport.js';
 import type { ConnectOptions, ToolInfo } from './types.js';
 import { abortError, fromHttpStatus, fromJsonRpcError, isRecord, toClientError } from './wire-errors.js';
 
 /**
- * Where the MCP server is: a Streamable HTTP URL, a command to run and speak to over stdio, or an SDK transport
- * already linked to it (the in-process server of `connect(server)`, `in-memory.ts`).
+ * Where the MCP server is: a Streamable HTTP URL, or an SDK transport already linked to it (the in-process server
+ * of `connect(server)`, `in-memory.ts`). A server over stdio is the client's own transport (`mcp-stdio-transport.ts`).
  */
-export type McpEndpoint = { url: string } | { command: string; args: string[] } | { transport: SdkTransport };
+export type McpEndpoint = { url: string } | { transport: SdkTransport };
 
 // The SDK's own per-request timeout; the client's deadline (signal) is what really bounds a call.
 const NO_TIMEOUT = 2_147_483_647;
 
-interface PendingElicitation {
-  params: Record<string, unknown>;
-  respond(result: Record<string, unknown>): void;
-}
-
 /**
- * MCP on a handshake revision (initialize, then requests), through the official SDK's Client: Streamable HTTP
- * or stdio, so any MCP server works. The client declares elicitation: a server's `elicitation/create` during a
+ * MCP on a handshake revision (initialize, then requests), through the official SDK's Client over Streamable
+ * HTTP (or an in-process link), so any MCP server works. The client declares elicitation: a server's `elicitation/create` during a
  * call ends that call's wait with an elicitation outcome, whose answer is the reply to the server's request.
  * What the SDK reads is bounded by `limits` (`mcp-sdk-bounds.ts`); `signal` bounds the handshake.
  */
@@ -58,19 +52,20 @@ export async function mcpSdkTransport(
     // MCP Apps: the tools' views and app-only tools come listed; the adapters keep the latter from a model.
     capabilities: { elicitation: {}, extensions: { [APPS_EXTENSION]: { ...APPS_CAPABILITY } } },
   });
-  const waiters: Array<(pending: PendingElicitation) => void> = [];
+  const toOutcome = (result: Record<string, unknown>): WireOutcome => fromMcpResult(result);
+
+  const elicitations = elicitationRace(toOutcome, (err, signal) => toClientError(sdkError(err), signal));
+  const race = elicitations.race;
+
   client.setRequestHandler(
     ElicitRequestSchema,
     (request) =>
-      new Promise((resolve) => {
-        const pending: PendingElicitation = {
+      new Promise((resolve) =>
+        elicitations.offer({
           params: request.params as Record<string, unknown>,
           respond: (r) => resolve(r as never),
-        };
-        const waiter = waiters.shift();
-        if (waiter) waiter(pending);
-        else resolve({ action: 'decline' } as never);
-      }),
+        }),
+      ),
   );
   const toolsChanged = new Set<() => void>();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -97,22 +92,10 @@ export async function mcpSdkTransport(
   const transport =
     'transport' in endpoint
       ? endpoint.transport
-      : 'url' in endpoint
-        ? new StreamableHTTPClientTransport(new URL(endpoint.url), {
-            requestInit: { headers },
-            fetch: boundedSdkFetch(limits, hooks, send),
-          })
-        : new BoundedStdioTransport(
-            {
-              command: endpoint.command,
-              args: endpoint.args,
-              env: { ...getDefaultEnvironment(), ...options.env },
-              ...(options.cwd ? { cwd: options.cwd } : {}),
-              stderr: options.stderr ?? 'inherit',
-            },
-            limits.maxResponseBytes,
-            hooks,
-          );
+      : new StreamableHTTPClientTransport(new URL(endpoint.url), {
+          requestInit: { headers },
+          fetch: boundedSdkFetch(limits, hooks, send),
+        });
   try {
     await tracked({ ...(signal ? { signal } : {}) }, (sdkSignal) =>
       client.connect(transport, { signal: sdkSignal }),
@@ -176,74 +159,6 @@ export async function mcpSdkTransport(
     } else deliver?.(message, extra);
   };
 
-  const toOutcome = (result: Record<string, unknown>): WireOutcome =>
-    fromMcpResult(result, (token, estimatedCompletion) => ({
-      type: 'promise',
-      token,
-      ...(estimatedCompletion ? { estimatedCompletion } : {}),
-    }));
-
-  function race(pending: Promise<Record<string, unknown>>, ctx: WireContext): Promise<WireOutcome> {
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const waiter = (request: PendingElicitation) => {
-        if (done) return request.respond({ action: 'decline' });
-        done = true;
-        resolve(elicitation(request, pending));
-      };
-      waiters.push(waiter);
-      const settle = () => {
-        done = true;
-        const i = waiters.indexOf(waiter);
-        if (i >= 0) waiters.splice(i, 1);
-        ctx.signal?.removeEventListener('abort', onAbort);
-      };
-      // An answered elicitation waits on a request its first round started: this round's deadline is its own.
-      const onAbort = () => {
-        if (done) return;
-        settle();
-        reject(abortError(ctx.signal));
-      };
-      ctx.signal?.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (r) => {
-          if (done) return;
-          settle();
-          try {
-            resolve(toOutcome(r));
-          } catch (err) {
-            // A tool execution error the result carries (mcp-result.ts).
-            reject(err);
-          }
-        },
-        (err) => {
-          if (done) return;
-          settle();
-          reject(ctx.signal?.aborted ? abortError(ctx.signal) : toClientError(sdkError(err), ctx.signal));
-        },
-      );
-      if (ctx.signal?.aborted) onAbort();
-    });
-  }
-
-  function elicitation(
-    request: PendingElicitation,
-    pending: Promise<Record<string, unknown>>,
-  ): WireElicitation {
-    return {
-      type: 'elicitation',
-      message: String(request.params.message ?? ''),
-      requestedSchema: (isRecord(request.params.requestedSchema)
-        ? request.params.requestedSchema
-        : {}) as JsonSchema,
-      resume(values, ctx) {
-        const next = race(pending, ctx);
-        request.respond(values === undefined ? { action: 'decline' } : { action: 'accept', content: values });
-        return next;
-      },
-    };
-  }
-
   // The caller session an mcplite server gave this connection (`_meta["mcplite/session"]`), sent back (SessionJar).
   const jar = new SessionJar(options.keepSession !== false);
   const keepSession = <T>(result: T): T => {
@@ -285,7 +200,7 @@ export async function mcpSdkTransport(
   const catalog = sdkCatalog(client, tracked, sdkError, limits);
 
   return {
-    binding: 'command' in endpoint ? 'stdio' : 'mcp',
+    binding: 'mcp',
     canWait: true,
     listResources: catalog.listResources,
     listResourceTemplates: catalog.listResourceTemplates,
@@ -325,7 +240,7 @@ export async function mcpSdkTransport(
       toolsChanged.add(listener);
     },
     async close() {
-      waiters.length = 0;
+      elicitations.clear();
       toolsChanged.clear();
       catalog.clear();
       await client.close();

@@ -122,11 +122,7 @@ export function mcpStatelessTransport(
   }
 
   function toOutcome(result: Record<string, unknown>): WireOutcome {
-    return fromMcpResult(result, (token, estimatedCompletion) => ({
-      type: 'promise',
-      token,
-      ...(estimatedCompletion ? { estimatedCompletion } : {}),
-    }));
+    return fromMcpResult(result);
   }
 
   async function call(
