@@ -124,11 +124,12 @@ export function openStdioChannel(
       });
       resolve({ send, close });
     });
+    // Short, as it is quoted inside state lines with the command after it (the gateway's readiness reason).
     child.once('close', (code, signal) =>
       end(
         new McpLiteError(
           'unavailable',
-          `The server process exited (${signal ?? `code ${code}`})`,
+          `Exited (${signal ?? `code ${code}`})`,
           signal ? { signal } : { exit_code: code },
         ),
       ),
