@@ -3,7 +3,9 @@ import { McpLiteError } from '../core/errors.js';
 import type { PromptMessage, RenderedPrompt, WirePrompt } from '../core/prompts.js';
 import type { WireResource, WireResourceTemplate } from '../core/resources.js';
 import { boundExceeded, type ClientLimits } from './limits.js';
+import { toToolInfo } from './lite-result.js';
 import type { CatalogWire, WireContext } from './transport.js';
+import type { ToolInfo } from './types.js';
 import { isRecord } from './wire-errors.js';
 
 /** The most pages one listing follows: a server whose cursors never end costs a bounded number of requests. */
@@ -38,6 +40,26 @@ export async function pagedListing<T>(
     if (!cursor) break;
   }
   return items;
+}
+
+/**
+ * Every page of a handshake server's `tools/list` (`fetchPage(params)` gives one reply), each tool as the client
+ * reads it. Unlike `pagedListing`, every tool record is kept, malformed ones too: a caller (the gateway) leaves out
+ * what it cannot serve, saying why.
+ */
+export async function listToolPages(
+  fetchPage: (params: { cursor?: string }) => Promise<unknown>,
+): Promise<ToolInfo[]> {
+  const tools: ToolInfo[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LISTING_PAGES; page++) {
+    const reply = await fetchPage(cursor ? { cursor } : {});
+    const listed: unknown[] = isRecord(reply) && Array.isArray(reply.tools) ? reply.tools : [];
+    for (const t of listed) if (isRecord(t)) tools.push(toToolInfo(t));
+    cursor = isRecord(reply) && typeof reply.nextCursor === 'string' ? reply.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return tools;
 }
 
 /** A listed resource, when it has the URI and name every resource has. */

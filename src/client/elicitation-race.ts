@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../core/schema.js';
+import { fromMcpResult } from './mcp-result.js';
 import type { WireContext, WireElicitation, WireOutcome } from './transport.js';
 import { abortError, isRecord } from './wire-errors.js';
 
@@ -23,9 +24,8 @@ export interface ElicitationRace {
   clear(): void;
 }
 
-/** An ElicitationRace whose results are read by `toOutcome` and whose errors by `toError`. */
+/** An ElicitationRace whose results are read as MCP results (`fromMcpResult`) and whose errors by `toError`. */
 export function elicitationRace(
-  toOutcome: (result: Record<string, unknown>) => WireOutcome,
   toError: (err: unknown, signal: AbortSignal | undefined) => unknown,
 ): ElicitationRace {
   const waiters: Array<(request: ServerElicitation) => void> = [];
@@ -57,7 +57,7 @@ export function elicitationRace(
           if (done) return;
           settle();
           try {
-            resolve(toOutcome(r));
+            resolve(fromMcpResult(r));
           } catch (err) {
             // A tool execution error the result carries (mcp-result.ts).
             reject(err);

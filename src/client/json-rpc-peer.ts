@@ -1,3 +1,4 @@
+import { toMcpError } from '../bindings/mcp/wire.js';
 import { McpLiteError } from '../core/errors.js';
 import { abortError, fromJsonRpcError, isRecord } from './wire-errors.js';
 
@@ -50,14 +51,18 @@ export function jsonRpcPeer(send: (message: unknown) => Promise<void>, handlers:
       running = Promise.reject(err);
     }
     if (!running) {
-      respond(id, { error: { code: -32601, message: `Method not found: ${method}` } });
+      const unserved = new McpLiteError('method_not_found', `Method not found: ${method}`);
+      respond(id, { error: toMcpError(unserved, false) });
       return;
     }
     running.then(
       (result) => respond(id, { result: result ?? {} }),
       (err: unknown) =>
         respond(id, {
-          error: { code: -32603, message: err instanceof Error ? err.message : 'Internal error' },
+          error: toMcpError(
+            new McpLiteError('internal', err instanceof Error ? err.message : 'Internal error'),
+            false,
+          ),
         }),
     );
   }

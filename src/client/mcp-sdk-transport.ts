@@ -12,12 +12,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import type { McpLiteError } from '../core/errors.js';
+import { listToolPages } from './catalog-wire.js';
 import { elicitationRace } from './elicitation-race.js';
 import type { HttpFetch } from './http-fetch.js';
 import { promiseToolCalls } from './http-transport.js';
 import type { ClientLimits } from './limits.js';
-import { toToolInfo } from './lite-result.js';
-import { fromMcpResult } from './mcp-result.js';
 import { boundedSdkFetch } from './mcp-sdk-bounds.js';
 import { sdkCatalog } from './mcp-sdk-catalog.js';
 import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
@@ -52,10 +51,7 @@ export async function mcpSdkTransport(
     // MCP Apps: the tools' views and app-only tools come listed; the adapters keep the latter from a model.
     capabilities: { elicitation: {}, extensions: { [APPS_EXTENSION]: { ...APPS_CAPABILITY } } },
   });
-  const toOutcome = (result: Record<string, unknown>): WireOutcome => fromMcpResult(result);
-
-  const elicitations = elicitationRace(toOutcome, (err, signal) => toClientError(sdkError(err), signal));
-  const race = elicitations.race;
+  const elicitations = elicitationRace((err, signal) => toClientError(sdkError(err), signal));
 
   client.setRequestHandler(
     ElicitRequestSchema,
@@ -194,7 +190,7 @@ export async function mcpSdkTransport(
           .then(keepSession) as Promise<Record<string, unknown>>,
     );
     if (token) void pending.finally(() => sinks.delete(token)).catch(() => {});
-    return race(pending, ctx);
+    return elicitations.race(pending, ctx);
   }
 
   const catalog = sdkCatalog(client, tracked, sdkError, limits);
@@ -210,28 +206,20 @@ export async function mcpSdkTransport(
     onResourcesChanged: catalog.onResourcesChanged,
     onPromptsChanged: catalog.onPromptsChanged,
     async listTools(ctx): Promise<ToolInfo[]> {
-      const tools: ToolInfo[] = [];
-      let cursor: string | undefined;
       try {
-        for (let page = 0; page < 1000; page++) {
-          const params = cursor ? { cursor } : {};
-          const reply = await tracked(ctx, (signal) =>
+        return await listToolPages((params) =>
+          tracked(ctx, (signal) =>
             client.listTools(params, { signal }).catch((err: unknown) => {
               // One malformed tool (an input schema that is not an object's) fails the SDK's check of the whole
               // page: read that page as it came, so that a caller (the gateway) leaves out only that tool.
               if (!isSchemaError(err)) throw err;
               return client.request({ method: 'tools/list', params }, ResultSchema, { signal });
             }),
-          );
-          const listed: unknown[] = Array.isArray(reply.tools) ? reply.tools : [];
-          for (const t of listed) if (isRecord(t)) tools.push(toToolInfo(t));
-          cursor = typeof reply.nextCursor === 'string' ? reply.nextCursor : undefined;
-          if (!cursor) break;
-        }
+          ),
+        );
       } catch (err) {
         throw toClientError(sdkError(err), ctx.signal);
       }
-      return tools;
     },
     call,
     // A promise's redeem and cancel are not streamed: their partials, if any, are the original call's.

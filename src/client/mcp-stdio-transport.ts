@@ -1,17 +1,15 @@
 import { HANDSHAKE_REVISIONS, LATEST_HANDSHAKE_REVISION } from '../bindings/mcp/revisions.js';
 import { APPS_CAPABILITY, APPS_EXTENSION } from '../core/apps/ui.js';
 import { McpLiteError } from '../core/errors.js';
-import { assertDeclared, MAX_LISTING_PAGES, rpcCatalog } from './catalog-wire.js';
+import { assertDeclared, listToolPages, rpcCatalog } from './catalog-wire.js';
 import { elicitationRace } from './elicitation-race.js';
 import { promiseToolCalls } from './http-transport.js';
 import { jsonRpcPeer } from './json-rpc-peer.js';
 import type { ClientLimits } from './limits.js';
-import { toToolInfo } from './lite-result.js';
-import { fromMcpResult } from './mcp-result.js';
 import { MCP_SESSION_KEY, SessionJar } from './session-jar.js';
 import { openStdioChannel, type StdioCommand } from './stdio-channel.js';
 import type { Transport, WireContext } from './transport.js';
-import type { ConnectOptions, ToolInfo } from './types.js';
+import type { ConnectOptions } from './types.js';
 import { isRecord, toClientError } from './wire-errors.js';
 
 /**
@@ -32,10 +30,7 @@ export async function mcpStdioTransport(
   const resourcesChanged = new Set<() => void>();
   const promptsChanged = new Set<() => void>();
   const progress = new Map<string, (value: unknown) => void>();
-  const elicitations = elicitationRace(
-    (result) => fromMcpResult(result),
-    (err, callSignal) => toClientError(err, callSignal),
-  );
+  const elicitations = elicitationRace(toClientError);
 
   const peer = jsonRpcPeer((message) => channel.send(message), {
     request(method, params) {
@@ -132,19 +127,7 @@ export async function mcpStdioTransport(
     ...rpcCatalog(rpc, limits),
     onResourcesChanged: (listener) => void resourcesChanged.add(listener),
     onPromptsChanged: (listener) => void promptsChanged.add(listener),
-    async listTools(ctx) {
-      // Each page is bounded by the line bound; a gateway reads the pages whole and leaves out what is malformed.
-      const tools: ToolInfo[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_LISTING_PAGES; page++) {
-        const reply = await rpc('tools/list', cursor ? { cursor } : {}, ctx);
-        const listed: unknown[] = isRecord(reply) && Array.isArray(reply.tools) ? reply.tools : [];
-        for (const t of listed) if (isRecord(t)) tools.push(toToolInfo(t));
-        cursor = isRecord(reply) && typeof reply.nextCursor === 'string' ? reply.nextCursor : undefined;
-        if (!cursor) break;
-      }
-      return tools;
-    },
+    listTools: (ctx) => listToolPages((params) => rpc('tools/list', params, ctx)),
     call,
     // A promise's redeem and cancel are not streamed: their partials, if any, are the original call's.
     ...promiseToolCalls((name, args, ctx) => call(name, args, { ...ctx, onPartial: undefined })),

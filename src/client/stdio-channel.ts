@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import spawn from 'cross-spawn';
 import { readLines } from '../bindings/common/line-reader.js';
 import { McpLiteError } from '../core/errors.js';
+import { unrefTimer } from '../core/timers.js';
 import { endWithProcess } from './child-reaper.js';
 import { boundExceeded } from './limits.js';
 
@@ -182,8 +183,7 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([
     promise.then(() => true),
     new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-      timer.unref?.();
+      timer = unrefTimer(setTimeout(() => resolve(false), ms));
     }),
   ]).finally(() => clearTimeout(timer));
 }
