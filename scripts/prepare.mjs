@@ -11,6 +11,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(`${root}dist/src/index.js`)) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  // The rest of `npm run build`: the precompiled meta-schema validator.
-  execFileSync(process.execPath, ['scripts/build-meta-validator.mjs'], { cwd: root, stdio: 'inherit' });
+  // The rest of `npm run build`: the precompiled meta-schema validator, then the bundled entries.
+  for (const step of ['scripts/build-meta-validator.mjs', 'scripts/bundle.mjs']) {
+    execFileSync(process.execPath, [step], { cwd: root, stdio: 'inherit' });
+  }
 }

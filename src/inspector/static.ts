@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 
 /** The page's files, by the name the page asks for, with their content types. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -20,19 +20,17 @@ export interface Asset {
   body: string;
 }
 
-// From source the page sits in ./static; from the build (dist/src/inspector) it is the copy the package ships at
-// src/inspector/static, three levels up (tsc compiles TypeScript only, and the page is plain JS, HTML and CSS).
-const CANDIDATES = ['./static/', '../../../src/inspector/static/'];
-
 let cached: ReadonlyMap<string, Asset> | undefined;
 
 /** The page's files, read from disk on first use and kept (they are a few tens of kilobytes). */
 export function pageAssets(): ReadonlyMap<string, Asset> {
   if (cached) return cached;
-  const dir = CANDIDATES.map((c) => fileURLToPath(new URL(c, import.meta.url))).find((d) =>
-    existsSync(`${d}index.html`),
-  );
-  if (!dir) throw new Error('The inspector page (src/inspector/static) is missing from this installation');
+  // tsc compiles TypeScript only and the page is plain JS, HTML and CSS: every layout serves the copy that ships
+  // at src/inspector/static, from the package's root.
+  const dir = packageFile('src/inspector/static/');
+  if (!existsSync(`${dir}index.html`)) {
+    throw new Error('The inspector page (src/inspector/static) is missing from this installation');
+  }
   cached = new Map(
     Object.entries(ASSETS).map(([name, type]) => [
       name,

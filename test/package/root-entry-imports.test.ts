@@ -95,7 +95,8 @@ function forbiddenReach(entry: string, dynamic = true, rule = forbidden): string
   for (let file = queue.shift(); file; file = queue.shift()) {
     for (const spec of loadingImports(file, dynamic)) {
       if (spec.startsWith('.')) {
-        const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+        // Source imports name the .js their build will have; the build's files import each other as they are.
+        const target = resolve(dirname(file), file.endsWith('.ts') ? spec.replace(/\.js$/, '.ts') : spec);
         if (!parentOf.has(target)) {
           parentOf.set(target, file);
           queue.push(target);
@@ -107,6 +108,12 @@ function forbiddenReach(entry: string, dynamic = true, rule = forbidden): string
     }
   }
   return found;
+}
+
+/** The built file an export's `import` names (the bundled entry, whose chunks are what a runtime loads). */
+function builtOf(subpath: string): string {
+  const target = exportsMap[subpath]!;
+  return join(ROOT, typeof target === 'string' ? target : target.import);
 }
 
 /** The source file an export's `import` target was built from (`./dist/src/x.js` -> `src/x.ts`). */
@@ -121,10 +128,16 @@ describe('portable entries', () => {
     expect(forbiddenReach(sourceOf(subpath))).toEqual([]);
   });
 
+  // The bundle must not have merged a Node-only module into a chunk that a portable entry loads.
+  it.each(PORTABLE)('%s as built (its bundle and chunks) reaches none of them either', (subpath) => {
+    expect(forbiddenReach(builtOf(subpath))).toEqual([]);
+  });
+
   it('the walk does see such imports where they are (mcplite/node reaches node:http and ws)', () => {
     const reached = forbiddenReach(sourceOf('./node')).join('\n');
     expect(reached).toContain("'node:http'");
     expect(reached).toContain("'ws'");
+    expect(forbiddenReach(builtOf('./node')).join('\n')).toContain("'node:http'");
   });
 });
 
@@ -146,6 +159,10 @@ function heavyAtStart(spec: string): string | undefined {
 describe('what loads at start', () => {
   it('the root entry loads no jose, ws, MCP SDK, interpreting validator or fallback hashes with itself', () => {
     expect(forbiddenReach(sourceOf('.'), false, heavyAtStart)).toEqual([]);
+  });
+
+  it('the root entry as built loads none of them with its chunks either', () => {
+    expect(forbiddenReach(builtOf('.'), false, heavyAtStart)).toEqual([]);
   });
 
   it('serve loads none of them with itself (they come when first used)', () => {

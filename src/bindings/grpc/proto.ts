@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 import { McpLiteError } from '../../core/errors.js';
+import { packageFile } from '../../package-files.js';
 import { checkToolRequestBytes, type StructLimits } from './struct-bounds.js';
 
 /** Fully qualified name of the MCP-lite service, as reflection and the health service know it. */
@@ -23,19 +22,14 @@ export const LOADER_OPTIONS: Options = {
 };
 
 /**
- * Where the shipped `proto/mcplite.proto` is. The file sits at the package root, and this module runs either
- * from `src/bindings/grpc/` (tests, tsx) or from `dist/src/bindings/grpc/`, so look upwards for it.
+ * Where the shipped `proto/mcplite.proto` is: at the package's root, whichever layout this module runs from.
  */
 export function defaultProtoPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'proto', 'mcplite.proto');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+  const path = packageFile('proto/mcplite.proto');
+  if (!existsSync(path)) {
+    throw new Error('mcplite.proto not found: pass protoPath (it ships in the package\'s "proto" folder)');
   }
-  throw new Error('mcplite.proto not found: pass protoPath (it ships in the package\'s "proto" folder)');
+  return path;
 }
 
 /** The loaded proto: the package definition (for reflection) and the service definition (for grpc-js). */
