@@ -1,17 +1,21 @@
 /**
  * The app every runtime test serves: the one assembly (`createHandler`: MCP Streamable HTTP with the stateless
  * 2026-07-28 revision, legacy HTTP+SSE, MCP-lite HTTP (+ SSE), Webtools, health, the Host/Origin guard) built from
- * the fetch path only (the fetch adapter, the bindings, core and the memory stores), so that it loads where `node:*`
+ * the fetch path only (the fetch adapter, the bindings, core and the memory stores, as built), so that it loads where `node:*`
  * does not (Workers without `nodejs_compat`). Made at module scope, as a Worker makes it: nothing here may start a
  * timer or draw a random value before the first request. A second, OAuth-protected server rides along at
  * `/secure/mcp`, so that its protected resource metadata is served on every runtime too.
  */
-import { toFetchHandler } from '../../src/adapters/fetch.js';
-import { oauthResourceServer } from '../../src/core/oauth/resource-server.js';
-import { elicit } from '../../src/core/outcomes.js';
-import { defineTool } from '../../src/core/tool.js';
-import { createHandler } from '../../src/create-handler.js';
-import { createServer } from '../../src/create-server.js';
+// The package as it ships (`npm run build`: the bundled entries `mcplite` and `mcplite/fetch`), so that every
+// runtime runs the files a user installs.
+import { toFetchHandler } from '../../dist/src/adapters/fetch.js';
+import {
+  createHandler,
+  createServer,
+  defineTool,
+  elicit,
+  oauthResourceServer,
+} from '../../dist/src/index.js';
 
 /** Whether this runtime lets code be generated from strings (ajv needs it; Workers forbid it). */
 function codeGeneration(): boolean {
