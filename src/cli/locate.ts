@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { packageFile } from '../package-files.js';
+import { packageFile, packageManifest } from '../package-files.js';
 
 /** mcplite's own name and version, from its package.json. */
 export function packageInfo(): { name: string; version: string } {
-  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version?: string };
-  return { name: 'mcplite', version: pkg.version ?? '0.0.0' };
+  return { name: 'mcplite', version: packageManifest().version ?? '0.0.0' };
 }
 
 /** Where the demo's entry is: the built dist/examples/demo/index.js, or examples/demo/index.ts from source. */

@@ -10,28 +10,23 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 type Method = 'debug' | 'info' | 'warn' | 'error';
 
-/** Whether a logger at `level` writes `method`'s lines (pino's order: LOG_LEVELS from the most severe). */
-function writes(level: LogLevel, method: Method): boolean {
-  return LOG_LEVELS.indexOf(method) <= LOG_LEVELS.indexOf(level) && level !== 'silent';
-}
-
 /**
  * A logger whose pino is made by `make` at its first line that the level lets through. Loading pino costs a
  * start about 25 ms (its streams, worker threads and assert), and a stdio server often answers its first call
  * before it logs anything.
  */
 function deferred(level: LogLevel, make: () => Logger): Logger {
+  // pino's order: LOG_LEVELS from the most severe; `silent` (last) writes nothing.
+  const threshold = level === 'silent' ? -1 : LOG_LEVELS.indexOf(level);
   let real: Logger | undefined;
   const made = (): Logger => {
     real ??= make();
     return real;
   };
-  const line =
-    (method: Method) =>
-    (obj: unknown, msg?: string): void => {
-      if (!writes(level, method)) return;
-      made()[method](obj, msg);
-    };
+  const line = (method: Method) =>
+    LOG_LEVELS.indexOf(method) > threshold
+      ? () => {}
+      : (obj: unknown, msg?: string): void => made()[method](obj, msg);
   return {
     debug: line('debug'),
     info: line('info'),

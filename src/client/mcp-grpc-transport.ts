@@ -131,8 +131,6 @@ export function mcpGrpcTransport(
     }
   }
 
-  const toOutcome = (result: Record<string, unknown>): WireOutcome => fromMcpResult(result);
-
   async function call(
     name: string,
     args: Record<string, unknown>,
@@ -163,7 +161,7 @@ export function mcpGrpcTransport(
           }),
       };
     }
-    return toOutcome(result);
+    return fromMcpResult(result);
   }
 
   return {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import spawn from 'cross-spawn';
 import { readLines } from '../bindings/common/line-reader.js';
 import { McpLiteError } from '../core/errors.js';
-import { unrefTimer } from '../core/timers.js';
+import { settlesWithin } from '../core/timers.js';
 import { endWithProcess } from './child-reaper.js';
 import { boundExceeded } from './limits.js';
 
@@ -170,20 +170,9 @@ export function openStdioChannel(
       // Gone already.
     }
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-      if (await settlesWithin(exited, CLOSE_GRACE_MS)) break;
+      if (await settlesWithin(exited, CLOSE_GRACE_MS, { unref: true })) break;
       child.kill(signal);
     }
     end(new McpLiteError('unavailable', 'The connection was closed'));
   }
-}
-
-/** Whether `promise` settles within `ms` (the timer does not hold the process open). */
-function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise.then(() => true),
-    new Promise<boolean>((resolve) => {
-      timer = unrefTimer(setTimeout(() => resolve(false), ms));
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -11,3 +11,29 @@ export function unrefTimer(timer: TimerHandle): TimerHandle {
   (timer as { unref?: () => unknown }).unref?.();
   return timer;
 }
+
+/**
+ * Whether `promise` settles (either way) within `ms`: a bounded wait for something that may never end (a
+ * queue's shutdown while Redis is down, a child that ignores its stdin closing). With `unref`, the timer does
+ * not keep the process alive by itself.
+ */
+export async function settlesWithin(
+  promise: Promise<unknown>,
+  ms: number,
+  options: { unref?: boolean } = {},
+): Promise<boolean> {
+  let timer: TimerHandle | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(resolve, ms, false);
+    if (options.unref) unrefTimer(timer);
+  });
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    expired,
+  ]);
+  clearTimeout(timer);
+  return settled;
+}

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { settlesWithin } from '../../core/timers.js';
 import { quitRedis, redisStarting, redisSubscriber, storeUnavailable } from './connection.js';
-import { within } from './queue-shutdown.js';
 
 const RESYNC = Symbol('resync');
 /** Emitted with the error waiters reject with when either connection drops. */
@@ -128,7 +128,7 @@ export class PromiseEvents {
     return {
       subscribed: async (ms) => {
         failIfLost();
-        await within(Promise.race([subscribed, woke]), ms);
+        await settlesWithin(Promise.race([subscribed, woke]), ms);
         failIfLost();
       },
       reset: () => {
@@ -137,7 +137,7 @@ export class PromiseEvents {
       changed: async (ms) => {
         failIfLost();
         if (woken) return;
-        await within(new Promise<void>((resolve) => (wake = resolve)), ms);
+        await settlesWithin(new Promise<void>((resolve) => (wake = resolve)), ms);
         wake = undefined;
         failIfLost();
       },

@@ -5,10 +5,11 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import { type Logger, silentLogger } from '../../core/logger.js';
 import { WORKER_LOST } from '../../core/promises/leases.js';
 import type { PromiseStore, Settlement } from '../../core/promises/store.js';
+import { settlesWithin } from '../../core/timers.js';
 import type { JobRunner, LocalSlot, PromisedJob, WorkQueue, WorkQueueStats } from '../../core/work-queue.js';
 import { connectRedis, withReadyRedis } from './connection.js';
 import { JobChannels } from './queue-channels.js';
-import { drop, within } from './queue-shutdown.js';
+import { drop } from './queue-shutdown.js';
 
 /** Options of `BullMqWorkQueue`. */
 export interface BullMqWorkQueueOptions {
@@ -212,15 +213,15 @@ export class BullMqWorkQueue implements WorkQueue {
     this.unsubscribeCancel?.();
     // With Redis down, BullMQ would wait for it forever: force (no job can finish anyway).
     const worker = this.worker?.close(this.commands.status !== 'ready');
-    if (worker && this.running.size > 0) await within(worker, graceMs);
+    if (worker && this.running.size > 0) await settlesWithin(worker, graceMs);
     for (const [token, controller] of this.running) {
       this.handedBack.add(token);
       controller.abort(new McpLiteError('unavailable', 'The worker is shutting down'));
     }
     // With Redis down, BullMQ waits for a connection forever: past a bound, its connections are dropped.
-    if (worker && !(await within(worker, 5000))) drop(this.worker);
-    if (this.events && !(await within(this.events.close(), 1000))) drop(this.events);
-    await within(this.queue.close(), 1000);
+    if (worker && !(await settlesWithin(worker, 5000))) drop(this.worker);
+    if (this.events && !(await settlesWithin(this.events.close(), 1000))) drop(this.events);
+    await settlesWithin(this.queue.close(), 1000);
     this.channels.close();
     // Not a lost connection: no warning in the log.
     this.commands.removeAllListeners('close').disconnect();
