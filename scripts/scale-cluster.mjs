@@ -101,12 +101,40 @@ export class Replica {
 export class Front extends Replica {
   constructor(name, port, grpcPort, args, env, options) {
     super(name, 'front', args, env, LISTENING, options);
+    this.started = false;
+    this.usePorts(port, grpcPort);
+  }
+
+  usePorts(port, grpcPort) {
+    const at = (flag) => this.args.indexOf(flag) + 1;
+    if (this.port !== undefined) {
+      this.args[at('--port')] = String(port);
+      this.args[at('--grpc-port')] = String(grpcPort);
+    }
     this.port = port;
     this.grpcPort = grpcPort;
     this.url = `http://127.0.0.1:${port}`;
     this.base = `${this.url}/mcp-lite/v1/`;
     this.rpcUrl = `${this.base}rpc`;
     this.mcpUrl = `${this.url}/mcp`;
+  }
+
+  /**
+   * Ports are picked free before the first start, and another process on the machine can take one in between:
+   * until the front has listened once (before any balancer knows its ports), it moves to other free ports and
+   * tries again. A restart keeps its ports.
+   */
+  async start(timeoutMs) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await super.start(timeoutMs);
+        this.started = true;
+        return this;
+      } catch (err) {
+        if (this.started || attempt >= 3 || !/the port is in use/.test(String(err?.message))) throw err;
+        this.usePorts(await freePort(), await freePort());
+      }
+    }
   }
 }
 
