@@ -4,7 +4,7 @@ import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { loadOptional } from '../optional-peers.js';
-import { ListenError, type RunningServer, serve } from '../serve.js';
+import type { ListenError, RunningServer } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { clusterRole } from './cluster.js';
@@ -290,6 +290,9 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     ...(flags.inspectorHost ?? []),
     ...(resource ? [new URL(resource).host] : []),
   ]);
+  // node:http and every binding's HTTP handler load here, only for a server that listens: a stdio one never
+  // uses them, and they were a tenth of its start.
+  const { serve, ListenError: ListenFailed } = await import('../serve.js');
   let running: RunningServer;
   try {
     running = await serve(server, {
@@ -308,7 +311,7 @@ export async function runServe(module: string | undefined, flags: ServeFlags): P
     });
   } catch (err) {
     await server.close();
-    throw listenFailure(err, flags);
+    throw listenFailure(err instanceof ListenFailed ? err : undefined, err, flags);
   }
   if (otel) flushOnClose(running, otel);
   const url = `${running.url}${basePath}`;
@@ -395,20 +398,24 @@ function serverShapingFlags(flags: ServeFlags): string[] {
   return given;
 }
 
-/** Says which listener failed, where, and the flag that picks another port. */
-function listenFailure(err: unknown, flags: ServeFlags): CliError {
-  if (!(err instanceof ListenError)) {
-    return new CliError(`Cannot listen on ${flags.host}:${flags.port}: ${(err as Error).message}`, 1, {
-      cause: err,
+/**
+ * Says which listener failed, where, and the flag that picks another port: `listen` is `thrown` when it is the
+ * `ListenError` that names the listener.
+ */
+function listenFailure(listen: ListenError | undefined, thrown: unknown, flags: ServeFlags): CliError {
+  if (!listen) {
+    return new CliError(`Cannot listen on ${flags.host}:${flags.port}: ${(thrown as Error).message}`, 1, {
+      cause: thrown,
     });
   }
-  const flag = err.binding === 'grpc' ? (flags.grpcPort !== undefined ? '--grpc-port' : '--grpc') : '--port';
+  const flag =
+    listen.binding === 'grpc' ? (flags.grpcPort !== undefined ? '--grpc-port' : '--grpc') : '--port';
   const advice =
-    err.binding === 'grpc'
+    listen.binding === 'grpc'
       ? `pick another gRPC port with ${flag} <n> (0 picks a free one), or ${flag === '--grpc' ? 'serve without --grpc' : `turn gRPC off with ${flag} off`}`
       : `pick another port with ${flag} <n> (0 picks a free one)`;
-  const who = err.inUse ? ' (another server, or another mcplite serve, has it)' : '';
-  return new CliError(`${err.message}${who}: ${advice}`, 1, { cause: err });
+  const who = listen.inUse ? ' (another server, or another mcplite serve, has it)' : '';
+  return new CliError(`${listen.message}${who}: ${advice}`, 1, { cause: listen });
 }
 
 /** `--inspector-host` names the Host names remote browsers use, which is what lets them in at all. */

@@ -216,9 +216,10 @@ export class CallContext implements ToolContext {
 
   /** Detaches the work from the client: from now on only a promise cancel (or shutdown) aborts it. */
   detach(): LazyAbort {
-    // Work detached before anything linked it to the client never needs the client's signal: not reading it
-    // spares the binding from making one (the node adapter's costs an AbortController and a listener).
-    if (!this.controller) this.releaseClient();
+    // Detached work never needs the client's signal: not reading it spares the binding from making one (the node
+    // adapter's costs an AbortController and a listener), and work given its abort from the start (a queued job)
+    // would otherwise hold the client for as long as it runs.
+    this.releaseClient();
     const controller = this.lazyAbort();
     this.isBackground = true;
     return controller;
