@@ -174,6 +174,12 @@ export function promiseToken(result) {
   return token;
 }
 
+/**
+ * Whether the sections that count or load the other MCP servers (tmcp, the official SDK v1 and v2) include them;
+ * `BENCH_PEERS=0` leaves them out.
+ */
+export const WITH_PEERS = process.env.BENCH_PEERS !== '0';
+
 /** The arguments every throughput section sends the demo's echo tool. */
 export const ECHO_ARGUMENTS = { message: 'hello', repeat: 2 };
 

@@ -27,6 +27,7 @@ import {
   startMcpliteServe,
   stopChild,
   validateContender,
+  WITH_PEERS,
 } from '../support.js';
 
 /** Requests before counting (the JIT's tiers are reached by call counts, so a count, not a time). */
@@ -49,13 +50,11 @@ const TARGET_MIDDLEWARE = 0.95;
  * allocation rate per second falls, and under valgrind every second holds 50 times fewer requests.
  */
 const NODE_FLAGS = ['--single-threaded', '--no-memory-reducer'];
-/** BENCH_PEERS=0 leaves out the other MCP servers (official SDK v1 and v2, tmcp): they give scale, no target. */
 /**
  * The peers run 6 to 45 times mcplite's instructions per request, and under valgrind that many requests would take
  * an hour: they get fewer (their JIT tiers are reached sooner too, at that cost per request).
  */
 const PEER_COUNTS = { warm: envNumber('BENCH_PEER_WARM', 3000), batch: envNumber('BENCH_PEER_BATCH', 500) };
-const WITH_PEERS = process.env.BENCH_PEERS !== '0';
 /** The bound on /mcp against its baseline (the reference-over-measured ratio's floor): within 1.15x. */
 const TARGET_MCP_BASELINE = 1 / 1.15;
 /** The request the SDK peers accept: a stateless tools/call at the newest revision they speak, no session. */

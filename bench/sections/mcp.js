@@ -1,7 +1,10 @@
 // MCP throughput: a stateless tools/call (2026-07-28: `_meta` with version and capabilities, Mcp-Method/Mcp-Name
-// headers, no session) against mcplite's /mcp, the bare node:http JSON-RPC baseline and the official SDK's
-// stateless Streamable HTTP server, all in the same run with the same autocannon settings. The results are
+// headers, no session) against mcplite's /mcp, the bare node:http JSON-RPC baseline, the official SDK's
+// stateless Streamable HTTP server, and the peers (`BENCH_PEERS=0` leaves them out): tmcp on srvx and the official
+// SDK v2, all in the same run with the same autocannon settings. The results are
 // ratios, so they do not depend on how fast this machine is.
+
+import { join } from 'node:path';
 import {
   allClean,
   describeLoad,
@@ -17,18 +20,25 @@ import {
   fmt,
   MCP_HEADERS,
   MCP_STATELESS_CALL,
+  ROOT,
+  startChild,
   startHttpBaseline,
   startMcpliteServe,
   startSdkServer,
   toolCallBody,
+  WITH_PEERS,
 } from '../support.js';
 
 /** The load: the same for every contender (see bench/load.js for the settings and how rounds are paired). */
 const LOAD = loadSettings();
 
-/** The issue's targets: at least this fraction of the baseline, at least this multiple of the official SDK. */
+/**
+ * The issue's targets: at least this fraction of the baseline, at least this multiple of the official SDK and of
+ * tmcp (the fastest Node MCP server in published benchmarks).
+ */
 const TARGET_BASELINE = 0.8;
 const TARGET_SDK = 10;
+const TARGET_TMCP = 5;
 
 const SDK_CALL = toolCallBody('echo', ECHO_ARGUMENTS);
 
@@ -42,29 +52,57 @@ export default async function run() {
       // rawHeaders; the baseline never asks for the headers object, which node builds on first use).
       () => startHttpBaseline(MCP_STATELESS_CALL, MCP_HEADERS),
       () => startSdkServer('official SDK stateless', SDK_CALL),
+      ...(WITH_PEERS ? [startTmcp, startSdkV2] : []),
     ],
     LOAD,
   );
-  const [mcplite, baseline, sdk] = contenders;
+  const [mcplite, baseline, sdk, tmcp, sdkV2] = contenders;
   printTable(contenders, baseline);
   const vsBaseline = pairedRatio(mcplite, baseline);
   const vsSdk = pairedRatio(mcplite, sdk);
+  const vsTmcp = tmcp && pairedRatio(mcplite, tmcp);
   printRatio('mcplite/baseline', vsBaseline);
   printRatio('mcplite/sdk', vsSdk);
+  if (vsTmcp) printRatio('mcplite/tmcp', vsTmcp);
   const clean = allClean(contenders);
-  const met = clean && vsBaseline.median >= TARGET_BASELINE && vsSdk.median >= TARGET_SDK;
+  const met =
+    clean &&
+    vsBaseline.median >= TARGET_BASELINE &&
+    vsSdk.median >= TARGET_SDK &&
+    (!vsTmcp || vsTmcp.median >= TARGET_TMCP);
+  const tmcpPart = vsTmcp ? `, mcplite/tmcp ${vsTmcp.median.toFixed(1)}x (target ${TARGET_TMCP}x)` : '';
   console.log(
     `mcplite/baseline ${vsBaseline.median.toFixed(2)}x (target ${TARGET_BASELINE}x), mcplite/sdk ` +
-      `${vsSdk.median.toFixed(1)}x (target ${TARGET_SDK}x): ${met ? 'meets' : 'MISSES'} the targets` +
+      `${vsSdk.median.toFixed(1)}x (target ${TARGET_SDK}x)${tmcpPart}: ${met ? 'meets' : 'MISSES'} the targets` +
       `${clean ? '' : ' (errors during load)'}`,
   );
   return {
     ok: met,
     summary: [
       `mcp mcplite: ${fmt(meanRps(mcplite))} req/s, ${vsBaseline.median.toFixed(2)}x baseline, ` +
-        `${vsSdk.median.toFixed(1)}x official SDK (medians of paired rounds)`,
+        `${vsSdk.median.toFixed(1)}x official SDK${vsTmcp ? `, ${vsTmcp.median.toFixed(1)}x tmcp` : ''} ` +
+        '(medians of paired rounds)',
       `mcp official SDK (stateless): ${fmt(meanRps(sdk))} req/s`,
+      ...(tmcp ? [`mcp tmcp 1.x (srvx): ${fmt(meanRps(tmcp))} req/s`] : []),
+      ...(sdkV2 ? [`mcp official SDK v2 (stateless): ${fmt(meanRps(sdkV2))} req/s`] : []),
     ],
+  };
+}
+
+/** tmcp on srvx (bench/peers/tmcp-server.js), given the same stateless request as mcplite's /mcp. */
+async function startTmcp() {
+  const { child, match } = await startChild(
+    [join(ROOT, 'bench/peers/tmcp-server.js')],
+    /tmcp listening on (\S+)/,
+  );
+  return {
+    name: 'tmcp 1.x (srvx)',
+    child,
+    url: match,
+    headers: MCP_HEADERS,
+    body: MCP_STATELESS_CALL,
+    check: (reply) => reply.result?.structuredContent?.message === 'hello',
+    runs: [],
   };
 }
 
@@ -78,6 +116,30 @@ async function startMcplite() {
     body: MCP_STATELESS_CALL,
     check: (reply) =>
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
+    runs: [],
+  };
+}
+
+/**
+ * The official SDK v2 (bench/peers/sdk-v2-server.js), stateless, given the newest revision it speaks (2025-11-25)
+ * and the plain tools/call, as the instruction section gives it.
+ */
+async function startSdkV2() {
+  const { child, match } = await startChild(
+    [join(ROOT, 'bench/peers/sdk-v2-server.js')],
+    /sdk-v2 listening on (\S+)/,
+  );
+  return {
+    name: 'official SDK v2 stateless',
+    child,
+    url: match,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: SDK_CALL,
+    check: (reply) => reply.result?.structuredContent?.message === 'hello',
     runs: [],
   };
 }
