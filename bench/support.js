@@ -180,11 +180,37 @@ export function promiseToken(result) {
  */
 export const WITH_PEERS = process.env.BENCH_PEERS !== '0';
 
+/**
+ * Starts a peer MCP server (`script`, from the repository's root) that prints `pattern` with its URL once it
+ * listens, as a throughput contender given `request` (its headers and body) and checked for echo's answer.
+ */
+export async function startPeer(name, script, pattern, request) {
+  const { child, match } = await startChild([join(ROOT, script)], pattern);
+  return {
+    name,
+    child,
+    url: match,
+    ...request,
+    check: (reply) => reply.result?.structuredContent?.message === 'hello',
+    runs: [],
+  };
+}
+
 /** The arguments every throughput section sends the demo's echo tool. */
 export const ECHO_ARGUMENTS = { message: 'hello', repeat: 2 };
 
 /** The benchmark call of the demo server's echo tool, and the contender that loads `url` (MCP-lite rpc) with it. */
 export const ECHO_CALL = toolCallBody('echo', ECHO_ARGUMENTS);
+
+/** The request the official SDK peers accept: a stateless tools/call at the newest revision they speak, no session. */
+export const SDK_PEER_REQUEST = {
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  },
+  body: ECHO_CALL,
+};
 
 /**
  * A stateless MCP tools/call of echo as a 2026-07-28 client sends it: `_meta` with the revision and capabilities,

@@ -23,6 +23,7 @@ import {
   MCP_STATELESS_CALL,
   pool,
   ROOT,
+  SDK_PEER_REQUEST,
   startChild,
   startMcpliteServe,
   stopChild,
@@ -57,16 +58,6 @@ const NODE_FLAGS = ['--single-threaded', '--no-memory-reducer'];
 const PEER_COUNTS = { warm: envNumber('BENCH_PEER_WARM', 3000), batch: envNumber('BENCH_PEER_BATCH', 500) };
 /** The bound on /mcp against its baseline (the reference-over-measured ratio's floor): within 1.15x. */
 const TARGET_MCP_BASELINE = 1 / 1.15;
-/** The request the SDK peers accept: a stateless tools/call at the newest revision they speak, no session. */
-const SDK_REQUEST = {
-  headers: {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-11-25',
-  },
-  body: ECHO_CALL,
-};
-
 /** A reply that carries echo's answer: MCP's structuredContent, MCP-lite's (and the baseline's) content. */
 const saysHello = (reply) => (reply.result?.structuredContent ?? reply.result?.content)?.message === 'hello';
 
@@ -114,13 +105,13 @@ export default async function run() {
           {
             name: 'official SDK v2',
             start: (o) => script(['bench/peers/sdk-v2-server.js'], o, '/mcp'),
-            ...SDK_REQUEST,
+            ...SDK_PEER_REQUEST,
             ...PEER_COUNTS,
           },
           {
             name: 'official SDK v1',
             start: (o) => script(['bench/sdk-mcp-server.js'], o, '/mcp'),
-            ...SDK_REQUEST,
+            ...SDK_PEER_REQUEST,
             ...PEER_COUNTS,
           },
         ]

@@ -4,7 +4,6 @@
 // SDK v2, all in the same run with the same autocannon settings. The results are
 // ratios, so they do not depend on how fast this machine is.
 
-import { join } from 'node:path';
 import {
   allClean,
   describeLoad,
@@ -20,10 +19,10 @@ import {
   fmt,
   MCP_HEADERS,
   MCP_STATELESS_CALL,
-  ROOT,
-  startChild,
+  SDK_PEER_REQUEST,
   startHttpBaseline,
   startMcpliteServe,
+  startPeer,
   startSdkServer,
   toolCallBody,
   WITH_PEERS,
@@ -52,7 +51,23 @@ export default async function run() {
       // rawHeaders; the baseline never asks for the headers object, which node builds on first use).
       () => startHttpBaseline(MCP_STATELESS_CALL, MCP_HEADERS),
       () => startSdkServer('official SDK stateless', SDK_CALL),
-      ...(WITH_PEERS ? [startTmcp, startSdkV2] : []),
+      ...(WITH_PEERS
+        ? [
+            // Each given the request it accepts, as the instruction section gives it.
+            () =>
+              startPeer('tmcp 1.x (srvx)', 'bench/peers/tmcp-server.js', /tmcp listening on (\S+)/, {
+                headers: MCP_HEADERS,
+                body: MCP_STATELESS_CALL,
+              }),
+            () =>
+              startPeer(
+                'official SDK v2 stateless',
+                'bench/peers/sdk-v2-server.js',
+                /sdk-v2 listening on (\S+)/,
+                SDK_PEER_REQUEST,
+              ),
+          ]
+        : []),
     ],
     LOAD,
   );
@@ -89,23 +104,6 @@ export default async function run() {
   };
 }
 
-/** tmcp on srvx (bench/peers/tmcp-server.js), given the same stateless request as mcplite's /mcp. */
-async function startTmcp() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/peers/tmcp-server.js')],
-    /tmcp listening on (\S+)/,
-  );
-  return {
-    name: 'tmcp 1.x (srvx)',
-    child,
-    url: match,
-    headers: MCP_HEADERS,
-    body: MCP_STATELESS_CALL,
-    check: (reply) => reply.result?.structuredContent?.message === 'hello',
-    runs: [],
-  };
-}
-
 async function startMcplite() {
   const { child, base } = await startMcpliteServe();
   return {
@@ -116,30 +114,6 @@ async function startMcplite() {
     body: MCP_STATELESS_CALL,
     check: (reply) =>
       reply.result?.resultType === 'complete' && reply.result.structuredContent?.message === 'hello',
-    runs: [],
-  };
-}
-
-/**
- * The official SDK v2 (bench/peers/sdk-v2-server.js), stateless, given the newest revision it speaks (2025-11-25)
- * and the plain tools/call, as the instruction section gives it.
- */
-async function startSdkV2() {
-  const { child, match } = await startChild(
-    [join(ROOT, 'bench/peers/sdk-v2-server.js')],
-    /sdk-v2 listening on (\S+)/,
-  );
-  return {
-    name: 'official SDK v2 stateless',
-    child,
-    url: match,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: SDK_CALL,
-    check: (reply) => reply.result?.structuredContent?.message === 'hello',
     runs: [],
   };
 }
