@@ -155,8 +155,10 @@ function superviseWorkers(
     exitWhenAllGone();
   };
 
+  // Counted from `slots`, which each worker leaves on its `exit`: `cluster.workers` keeps a worker until its IPC
+  // channel has closed too, and a worker can exit before that, when no event would come to look again.
   const exitWhenAllGone = () => {
-    if (Object.keys(cluster.workers ?? {}).length > 0 || pendingRestarts.size > 0) return;
+    if (slots.size > 0 || pendingRestarts.size > 0) return;
     logger.info({ signal: stopping, failed }, 'cluster stopped');
     process.exit(failed ? 1 : 0);
   };
