@@ -7,7 +7,7 @@
 // CLI that serves it see the same classes. Lazy imports stay lazy (each is a chunk of its own). ajv and its helpers
 // are bundled in (about 90 CommonJS files that every server loads); every other package stays a package, so that
 // an optional peer is the user's own copy and loads only where it is used.
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -35,6 +35,23 @@ const CLIENT_SIDE_ENTRIES = [
   'client/langchain.js',
   'inspector/index.js',
 ];
+/**
+ * Parts loaded together, each as one chunk (rather than a chunk for every set of importers sharing a module,
+ * because Node's loader costs about a millisecond a file): what the CLI entry reaches statically beyond the server
+ * entry, what the `serve` command reaches beyond that (every stdio server is started through it), and the stdio
+ * bindings with their framing, which `serve --stdio` and `mcplite/node` load. Taken in this order. `apart`: the
+ * entries stay in chunks of their own, because the CLI's top-level await imports the command's file, and an
+ * entry inside a chunk that the command imports would wait on itself.
+ */
+const LOADED_TOGETHER = [
+  { name: 'cli', entries: ['cli/main.js'], apart: true },
+  { name: 'cli-serve', entries: ['cli/serve-command.js'], apart: true },
+  {
+    name: 'stdio',
+    entries: ['bindings/mcp/stdio/index.js', 'bindings/mcp-lite/stdio/index.js'],
+    apart: false,
+  },
+];
 
 const targets = new Set([pkg.bin.mcplite.replace(/^\.\//, '')]);
 for (const entry of Object.values(pkg.exports)) {
@@ -45,6 +62,10 @@ for (const entry of Object.values(pkg.exports)) {
 for (const entry of [SERVER_ENTRY, ...CLIENT_SIDE_ENTRIES]) {
   if (!targets.has(`dist/src/${entry}`))
     throw new Error(`scripts/bundle.mjs groups the chunks by ${entry}, which package.json does not export`);
+}
+for (const entry of LOADED_TOGETHER.flatMap(({ entries }) => entries)) {
+  if (!existsSync(`${src}${entry}`))
+    throw new Error(`scripts/bundle.mjs groups chunks by ${entry}, which tsc did not write`);
 }
 /** Each target by its path under dist/src without `.js`: the name rolldown writes it under. */
 const input = Object.fromEntries(
@@ -84,6 +105,11 @@ function staticClosure(getModuleInfo, entry) {
  * (rolldown's default), so the groups of larger sets go first: what a module imports, its entries reach as well.
  */
 const reachedBy = new Map();
+/**
+ * The modules of `LOADED_TOGETHER` that the server entry does not reach, by the name of the chunk that takes
+ * them. Their groups go after the server's, whose modules they import, and in `LOADED_TOGETHER`'s order.
+ */
+const togetherIn = new Map();
 const chunkGroups = [];
 for (let set = 0; set < 2 ** CLIENT_SIDE_ENTRIES.length; set++) {
   let size = 0;
@@ -91,9 +117,12 @@ for (let set = 0; set < 2 ** CLIENT_SIDE_ENTRIES.length; set++) {
   chunkGroups.push({
     name: set === 0 ? 'server' : 'shared',
     test: (id) => reachedBy.get(id) === set,
-    priority: 1 + size,
+    priority: 1 + LOADED_TOGETHER.length + size,
   });
 }
+LOADED_TOGETHER.forEach(({ name }, i) => {
+  chunkGroups.push({ name, test: (id) => togetherIn.get(id) === name, priority: LOADED_TOGETHER.length - i });
+});
 const namedChunks = {
   name: 'named-chunks',
   buildEnd() {
@@ -104,6 +133,14 @@ const namedChunks = {
         id,
         clients.reduce((set, closure, i) => (closure.has(id) ? set | (1 << i) : set), 0),
       );
+    }
+    const apart = new Set(
+      LOADED_TOGETHER.flatMap((part) => (part.apart ? part.entries.map((entry) => `${src}${entry}`) : [])),
+    );
+    for (const { name, entries } of LOADED_TOGETHER) {
+      for (const id of entries.flatMap((entry) => [...staticClosure(getModuleInfo, `${src}${entry}`)])) {
+        if (!reachedBy.has(id) && !togetherIn.has(id) && !apart.has(id)) togetherIn.set(id, name);
+      }
     }
   },
 };

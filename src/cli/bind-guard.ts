@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
-import type { Command } from 'commander';
 import { isLoopbackHost } from '../bindings/common/host-guard.js';
+import type { Command } from './commander.js';
 import { repeatable } from './parse.js';
 
 /** The Host names a loopback-bound server answers to, whatever else is allowed. */

@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
 import {
   bindingOf,
   type CallOutcome,
@@ -17,6 +16,7 @@ import { unhandledOutcome } from '../core/outcomes.js';
 import { closestName } from '../core/suggest.js';
 import { askOnTerminal } from './ask.js';
 import { coerceArguments, parseArgsJson, stringArguments } from './coerce.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { cliOAuth, type OAuthFlags, withOAuthFlags } from './oauth-options.js';
 import { otelWanted, startOtel } from './otel.js';

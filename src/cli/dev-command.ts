@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import type { Command } from 'commander';
 import type { PromiseStore } from '../core/promises/store.js';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 import { type RunningServer, serve } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
+import type { Command } from './commander.js';
 import { forgetCommonJs, registerReloadHook } from './dev-reload.js';
 import { watchSources } from './dev-watch.js';
 import { CliError } from './errors.js';

@@ -1,10 +1,10 @@
-import { type Command, Option } from 'commander';
 import { listenNode, type NodeListening } from '../adapters/node.js';
 import { bindingOf, oauthServer } from '../client/detect.js';
 import type { NeutralHandler } from '../core/http.js';
 import { createInspector, InspectorSignIn } from '../inspector/index.js';
 import { deferredTarget } from '../inspector/targets/deferred.js';
 import { inspectorTarget } from '../inspector/targets/index.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { oauthFlagOptions, oauthIssuerOption } from './oauth-options.js';
 import { openUrl } from './open-url.js';

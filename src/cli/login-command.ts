@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
 import { bindingOf, oauthServer } from '../client/detect.js';
 import { connect } from '../client/index.js';
+import type { Command } from './commander.js';
 import { CliError } from './errors.js';
 import { cliOAuth, type OAuthFlags, withOAuthFlags } from './oauth-options.js';
 import { integer } from './parse.js';

@@ -4,8 +4,8 @@
  */
 // First, so that the modules loaded after it are compiled once and cached (Node 22+).
 import './compile-cache.js';
-import { Command, CommanderError } from 'commander';
 import { MissingPeerError } from '../optional-peers.js';
+import { Command, CommanderError } from './commander.js';
 import { CliError } from './errors.js';
 import { packageInfo } from './locate.js';
 import { printable } from './render.js';

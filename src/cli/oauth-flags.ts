@@ -1,6 +1,6 @@
-import { type Command, Option } from 'commander';
 import type { Authenticate } from '../core/auth.js';
 import { oauthResourceServer } from '../core/oauth/resource-server.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { repeatable } from './parse.js';
 

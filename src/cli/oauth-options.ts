@@ -1,6 +1,6 @@
-import { type Command, Option } from 'commander';
 import { oauthServer } from '../client/detect.js';
 import type { OAuthOptions } from '../client/oauth.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { LoopbackCatcher } from './loopback.js';
 import { repeatable } from './parse.js';

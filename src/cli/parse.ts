@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 
 /** A commander option parser for a whole number in [min, max]. */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {

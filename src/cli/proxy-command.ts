@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
 import { bindingOf } from '../client/detect.js';
 import type { OAuthOptions } from '../client/oauth.js';
 import type { Binding } from '../client/types.js';
@@ -15,6 +14,7 @@ import { openUpstream, type UpstreamSource } from '../gateway/proxy-tools.js';
 import { type UpstreamStatus, upstreamLabel } from '../gateway/upstream.js';
 import { serve } from '../serve.js';
 import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';
 import { cliOAuth } from './oauth-options.js';

@@ -1,10 +1,10 @@
-import { type Command, Option } from 'commander';
 import type { ElicitationNonceStore } from '../core/elicitation-nonces.js';
 import type { PromiseStore } from '../core/promises/store.js';
 import type { RateLimitStore } from '../core/rate-limit.js';
 import type { SessionStateStore } from '../core/session-state.js';
 import type { WorkQueue } from '../core/work-queue.js';
 import { loadOptional } from '../optional-peers.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import type { createLogger } from './logger.js';
 import { integer } from './parse.js';

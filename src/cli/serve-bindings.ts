@@ -1,8 +1,8 @@
 import { format } from 'node:util';
-import { InvalidArgumentError } from 'commander';
 import type { Logger } from '../core/logger.js';
 import { loadOptional } from '../optional-peers.js';
 import type { RunningServer, ServeOptions } from '../serve.js';
+import { InvalidArgumentError } from './commander.js';
 import { portOrOff } from './parse.js';
 
 /** The gRPC port `--grpc` (or `--all`) opens when given none. */

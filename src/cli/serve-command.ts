@@ -1,4 +1,3 @@
-import { type Command, Option } from 'commander';
 import { isLoopbackHost } from '../bindings/common/host-guard.js';
 import { bearerAuth } from '../core/auth.js';
 import type { ToolServer } from '../core/server.js';
@@ -8,6 +7,7 @@ import type { ListenError, RunningServer } from '../serve.js';
 import { MemoryPromiseStore } from '../stores/memory.js';
 import { addAllowedHostsFlag, beyondLoopbackWarning, bindGuard } from './bind-guard.js';
 import { clusterRole } from './cluster.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';

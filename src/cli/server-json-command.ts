@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from './commander.js';
 import { CliError } from './errors.js';
 import { loadServedModule, nearestPackage } from './load-module.js';
 

@@ -1,8 +1,8 @@
-import { type Command, Option } from 'commander';
 import type { ToolServer } from '../core/server.js';
 import { createServer } from '../create-server.js';
 // Types only: ioredis and BullMQ load with the Redis state (redis-state.ts), never for other commands.
 import type { BullMqWorkQueue } from '../stores/redis/queue.js';
+import { type Command, Option } from './commander.js';
 import { CliError } from './errors.js';
 import { loadServedModule, moduleSpec } from './load-module.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from './logger.js';

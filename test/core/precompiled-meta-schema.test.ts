@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileValidator as compileFromSource } from '../../src/core/schema.js';
+import { compileWithAjv as compileWithAjvFromSource } from '../../src/core/validator-ajv.js';
 
 type Compile = typeof compileFromSource;
 const built = (await import(new URL('../../dist/src/core/schema.js', import.meta.url).href)) as {
@@ -102,4 +103,65 @@ describe('the precompiled 2020-12 meta-schema validator', () => {
     expect(problem(fromBuild)).toBe(problem(fromSource));
     expect(fromBuild({ m: 1 })).toEqual({ m: 1, n: 3 });
   });
+
+  // The build adds the 2020-12 meta-schemas to ajv only once a schema needs them. Each case below gets an ajv of
+  // its own (a fresh instance of the built module, by its query), so that each first need is met from nothing.
+  const REFERS_TO_META = {
+    type: 'object',
+    properties: { schema: { $ref: 'https://json-schema.org/draft/2020-12/schema' } },
+  };
+  const FIRST_NEEDS: Record<string, Record<string, unknown>[]> = {
+    'a schema that refers to the meta-schema': [REFERS_TO_META],
+    'a schema that refers to one of its vocabularies': [
+      { properties: { v: { $ref: 'https://json-schema.org/draft/2020-12/meta/validation' } } },
+      REFERS_TO_META,
+    ],
+    'a schema of the meta-schema by its other name': [
+      { $schema: 'http://json-schema.org/schema', type: 'nope' },
+      REFERS_TO_META,
+    ],
+    'a schema of a dialect this ajv does not have': [
+      { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object' },
+      { $schema: 'http://json-schema.org/schema', type: 'object' },
+      REFERS_TO_META,
+    ],
+  };
+  type CompileWithAjv = typeof compileWithAjvFromSource;
+  const VALUES = [
+    { schema: { type: 'string' } },
+    { schema: { type: 3 } },
+    { schema: 'x' },
+    { v: { minimum: 'a' } },
+  ];
+  /** What compiling `schema` and validating each of VALUES gives, errors as their text. */
+  function results(compile: CompileWithAjv, schema: Record<string, unknown>): string[] {
+    let validate: ReturnType<CompileWithAjv>;
+    try {
+      validate = compile(structuredClone(schema));
+    } catch (err) {
+      return [`refused: ${(err as Error).message}`];
+    }
+    return VALUES.map((value) => {
+      try {
+        validate(structuredClone(value));
+        return 'valid';
+      } catch (err) {
+        return JSON.stringify(err);
+      }
+    });
+  }
+  for (const [need, schemas] of Object.entries(FIRST_NEEDS)) {
+    it(`compiles and validates as ajv itself does on ${need} first`, async () => {
+      const fresh = (await import(
+        new URL(`../../dist/src/core/validator-ajv.js?${encodeURIComponent(need)}`, import.meta.url).href
+      )) as { compileWithAjv: CompileWithAjv };
+      for (const schema of schemas) {
+        const fromBuild = results(fresh.compileWithAjv, schema);
+        expect(fromBuild, JSON.stringify(schema)).toEqual(results(compileWithAjvFromSource, schema));
+        if (schema === REFERS_TO_META)
+          expect(fromBuild.slice(0, 3)).toEqual(['valid', expect.any(String), expect.any(String)]);
+        if (schema === REFERS_TO_META) expect(fromBuild[1]).not.toBe('valid');
+      }
+    });
+  }
 });
